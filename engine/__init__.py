@@ -1,0 +1,76 @@
+"""2048's rules as pure functions over plain data: no Telegram, no I/O, no hidden clock or RNG.
+
+`slide` and `can_move` are the stable entry points for docs and other programs; the bot uses
+`new_game`, `play`, `undo`, `keep_going` and `to_dict`/`from_dict`.
+"""
+
+from __future__ import annotations
+
+from engine.board import DIRECTIONS, Board, Direction, has_move, move
+from engine.errors import EngineError
+from engine.game import (
+    IDLE_CAP_SECONDS,
+    SIZES,
+    UNDO_LIMIT,
+    WIN_TILE,
+    Game,
+    Outcome,
+    Turn,
+    Win,
+    keep_going,
+    new_game,
+    play,
+    undo,
+)
+from engine.serialize import FORMAT_VERSION, from_dict, to_dict
+
+__all__ = [
+    "DIRECTIONS",
+    "FORMAT_VERSION",
+    "IDLE_CAP_SECONDS",
+    "SIZES",
+    "UNDO_LIMIT",
+    "WIN_TILE",
+    "Direction",
+    "EngineError",
+    "Game",
+    "Outcome",
+    "Turn",
+    "Win",
+    "can_move",
+    "from_dict",
+    "keep_going",
+    "new_game",
+    "play",
+    "slide",
+    "to_dict",
+    "undo",
+]
+
+
+def _flatten(rows: list[list[int]]) -> tuple[Board, int]:
+    size = len(rows)
+    if size < 2 or any(not isinstance(row, list | tuple) or len(row) != size for row in rows):
+        raise EngineError("rows must form a square grid of at least 2×2")
+    cells = tuple(value for row in rows for value in row)
+    for value in cells:
+        if type(value) is not int or value < 0 or value & (value - 1):
+            raise EngineError(f"{value!r} is not a tile: use 0 or a power of two")
+        if value == 1:
+            raise EngineError("1 is not a tile: the smallest tile is 2")
+    return cells, size
+
+
+def slide(rows: list[list[int]], direction: str) -> tuple[list[list[int]], int]:
+    """Slide a board (top row first, 0 = empty) without spawning; return it and the points."""
+    if direction not in DIRECTIONS:
+        raise EngineError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+    cells, size = _flatten(rows)
+    after, gained = move(cells, size, direction)  # type: ignore[arg-type]
+    return [list(after[r * size:(r + 1) * size]) for r in range(size)], gained
+
+
+def can_move(rows: list[list[int]]) -> bool:
+    """False exactly when the game would be over: full, and no equal orthogonal neighbours."""
+    cells, size = _flatten(rows)
+    return has_move(cells, size)
