@@ -1,0 +1,12 @@
+"""An in-process fake Telegram Bot API for end-to-end tests and the browser playground.
+
+Run the real python-telegram-bot ``Application`` against it via ``base_url``; it speaks
+the real wire format and Telegram's validation rules, so what works here works live.
+"""
+
+from .api import DEFAULT_TOKEN, FakeBotApi
+from .errors import ApiError
+from .log import RecordedRequest
+from .world import StoredMessage
+
+__all__ = ["DEFAULT_TOKEN", "ApiError", "FakeBotApi", "RecordedRequest", "StoredMessage"]

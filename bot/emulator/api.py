@@ -1,0 +1,297 @@
+"""``FakeBotApi``: the emulator's one public object, a server plus a test driver.
+
+The bot under test talks to it over real HTTP (``base_url``), exactly as to Telegram.
+Tests (and later the browser playground) act as users through the driver methods
+(``send_text``, ``tap``) and observe the bot through the request log and the stored
+chat state. Waiting is event-driven, so tests are fast and not timing-fragile.
+
+Cursor semantics of ``wait_request``/``wait_for``: with ``after=None`` they search from
+an implicit cursor that ``send_text``/``tap`` move to "now" and that each successful
+wait moves past the request it returned. So consecutive waits after one user action
+return consecutive matching requests, never the same one twice. Pass ``after=mark()``
+(or any index) to search from an explicit point instead; that does not move the cursor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Iterable
+from types import TracebackType
+from typing import Any
+
+from .faults import Faults, make_fault
+from .log import RecordedRequest, RequestLog, request_matcher
+from .methods import BotApiMethods
+from .server import BotApiServer
+from .world import StoredMessage, World
+
+DEFAULT_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
+
+
+class FakeBotApi:
+    """An in-process fake of the Telegram Bot API with a driver API for tests."""
+
+    def __init__(
+        self,
+        token: str = DEFAULT_TOKEN,
+        bot_username: str = "play2048_bot",
+        *,
+        privacy_mode: bool = True,
+    ) -> None:
+        bot_id, _, secret = token.partition(":")
+        if not bot_id.isdigit() or not secret:
+            raise ValueError("token must look like '<bot id>:<secret>'")
+        self.token = token
+        self.world = World(int(bot_id), bot_username, privacy_mode=privacy_mode)
+        self.log = RequestLog(self.world.notifier)
+        self.methods = BotApiMethods(self.world)
+        self.faults = Faults()
+        # Artificial latency per method name (case-insensitive), in seconds.
+        self.delay: dict[str, float] = {}
+        self._server = BotApiServer(token, self.methods, self.log, self.faults, self.delay)
+        self._cursor = 0
+
+    # ----- lifecycle ----------------------------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        """Start serving; ``port=0`` binds a free port (see :attr:`port`)."""
+        self.world.closing = False
+        await self._server.start(host, port)
+
+    async def stop(self) -> None:
+        """Answer pending long polls with ``[]`` and shut the server down."""
+        await self._server.stop()
+
+    async def __aenter__(self) -> FakeBotApi:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (after :meth:`start`)."""
+        if not self._server.port:
+            raise RuntimeError("FakeBotApi is not started")
+        return self._server.port
+
+    @property
+    def base_url(self) -> str:
+        """For ``Bot(base_url=...)``: PTB appends ``<token>/<method>``."""
+        return f"http://{self._server.host}:{self.port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        """For ``Bot(base_file_url=...)``; the emulator serves no files (404)."""
+        return f"http://{self._server.host}:{self.port}/file/bot"
+
+    @property
+    def bot_id(self) -> int:
+        """The bot's user id (the token's numeric prefix)."""
+        return self.world.bot_id
+
+    @property
+    def bot_username(self) -> str:
+        """The bot's username, without ``@``."""
+        return self.world.bot_username
+
+    # ----- the simulated world ------------------------------------------------------------
+
+    def add_user(
+        self,
+        user_id: int,
+        first_name: str,
+        last_name: str | None = None,
+        username: str | None = None,
+        language_code: str | None = "en",
+    ) -> dict[str, Any]:
+        """Create a user (and their private chat, whose id is the user id)."""
+        return self.world.add_user(user_id, first_name, last_name, username, language_code)
+
+    def add_group(
+        self, chat_id: int, title: str, admins: set[int], creator: int | None = None
+    ) -> dict[str, Any]:
+        """Create a group (negative id; <= -10**12 means supergroup) with its admins.
+
+        Include :attr:`bot_id` in ``admins`` to make the bot an administrator.
+        """
+        return self.world.add_group(chat_id, title, admins, creator)
+
+    def block_bot(self, user_id: int, blocked: bool = True) -> None:
+        """The user blocks (or unblocks) the bot: sends then fail with 403."""
+        self.world.chat(user_id).blocked = blocked
+
+    # ----- acting as users ----------------------------------------------------------------
+
+    def send_text(
+        self,
+        user_id: int,
+        chat_id: int,
+        text: str,
+        *,
+        reply_to_message_id: int | None = None,
+    ) -> dict[str, Any]:
+        """The user writes ``text``; queues a ``message`` update and returns the message.
+
+        Commands get ``bot_command`` entities. In groups with privacy mode on, the update
+        is only queued for commands meant for this bot and replies to its messages.
+        """
+        self._cursor = len(self.log)
+        return self.world.user_sends_text(user_id, chat_id, text, reply_to_message_id)
+
+    def tap(
+        self,
+        user_id: int,
+        chat_id: int,
+        message_id: int,
+        callback_data: str,
+        *,
+        strict: bool = True,
+    ) -> str:
+        """The user presses an inline button; queues a ``callback_query``, returns its id.
+
+        With ``strict`` the message must currently show a button with that data
+        (as in a real client); ``strict=False`` forges arbitrary data.
+        """
+        self._cursor = len(self.log)
+        return self.world.user_taps(user_id, chat_id, message_id, callback_data, strict=strict)
+
+    async def wait_answer(self, query_id: str, timeout: float = 5.0) -> dict[str, Any]:
+        """The answerCallbackQuery params (text, show_alert, url, cache_time) once given."""
+        query = self.world.queries.get(query_id)
+        if query is None:
+            raise KeyError(f"unknown callback query {query_id}")
+        answer = await self.world.notifier.wait_until(lambda: query.answer, timeout)
+        if answer is None:
+            raise TimeoutError(f"callback query {query_id} was not answered within {timeout}s")
+        return dict(answer)
+
+    # ----- observing the bot ------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every Bot API call so far (method, params, ok, result/error, time)."""
+        return self.log.items
+
+    def mark(self) -> int:
+        """A position in the request log for ``after=`` (requests recorded later match)."""
+        return len(self.log)
+
+    def find_requests(
+        self,
+        method: str | Iterable[str] | None = None,
+        *,
+        after: int = 0,
+        ok: bool | None = None,
+        **match: Any,
+    ) -> list[RecordedRequest]:
+        """All recorded requests matching method/params (no waiting)."""
+        matches = request_matcher(method, ok, match)
+        return [req for req in self.log.items[after:] if matches(req)]
+
+    async def wait_for(
+        self,
+        predicate: Callable[[RecordedRequest], bool],
+        *,
+        after: int | None = None,
+        timeout: float = 5.0,
+    ) -> RecordedRequest:
+        """The first request (from ``after`` or the cursor) satisfying ``predicate``."""
+        start = self._cursor if after is None else after
+        found = await self.world.notifier.wait_until(
+            lambda: self.log.first(predicate, start), timeout
+        )
+        if found is None:
+            seen = [r.summary() for r in self.log.since(start, ignore=("getUpdates",))]
+            raise TimeoutError(
+                f"no matching Bot API request within {timeout}s; requests since #{start}: "
+                + ("; ".join(seen[-10:]) or "none")
+            )
+        if after is None:
+            self._cursor = found.index + 1
+        return found
+
+    async def wait_request(
+        self,
+        method: str | Iterable[str],
+        *,
+        after: int | None = None,
+        timeout: float = 5.0,
+        ok: bool | None = True,
+        **match: Any,
+    ) -> RecordedRequest:
+        """Next request of ``method`` whose params equal ``match`` (values may be callables).
+
+        ``method`` may be several names, e.g. ``("sendMessage", "editMessageText")``.
+        By default only successful requests match; ``ok=None`` matches any outcome.
+        """
+        return await self.wait_for(request_matcher(method, ok, match), after=after, timeout=timeout)
+
+    async def quiet(self, seconds: float = 0.3, *, ignore: Collection[str] | None = None) -> None:
+        """Assert that the bot makes no calls for ``seconds`` (``get*`` reads ignored)."""
+        start = len(self.log)
+        await asyncio.sleep(seconds)
+        made = self.log.since(start)
+        if ignore is None:
+            made = [req for req in made if not req.method.lower().startswith("get")]
+        else:
+            skip = {name.lower() for name in ignore}
+            made = [req for req in made if req.method.lower() not in skip]
+        if made:
+            raise AssertionError(
+                f"expected no Bot API calls for {seconds}s, got: "
+                + "; ".join(req.summary() for req in made)
+            )
+
+    def messages(self, chat_id: int) -> list[dict[str, Any]]:
+        """Current messages of a chat as Message dicts (edits applied, deletions gone)."""
+        return [self.world.message_dict(msg) for msg in self.world.chat_messages(chat_id)]
+
+    def stored_message(self, chat_id: int, message_id: int) -> StoredMessage | None:
+        """The stored message, including the original HTML the bot sent."""
+        return self.world.message(chat_id, message_id)
+
+    def last_bot_message(self, chat_id: int) -> dict[str, Any] | None:
+        """The newest message the bot has in this chat, or None."""
+        own = [m for m in self.world.chat_messages(chat_id) if m.sender_id == self.bot_id]
+        return self.world.message_dict(own[-1]) if own else None
+
+    @property
+    def pending_updates(self) -> list[dict[str, Any]]:
+        """Updates queued and not yet confirmed by a getUpdates offset."""
+        return list(self.world.updates)
+
+    def commands_for(self, chat_id: int, user_id: int) -> list[dict[str, str]]:
+        """The command menu this user sees in this chat (Telegram's scope resolution)."""
+        return self.world.visible_commands(chat_id, user_id)
+
+    def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
+        """Queue of events: message, edit, delete, answer, action (dicts with ``type``)."""
+        return self.world.subscribe()
+
+    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        """Stop feeding a queue from :meth:`subscribe`."""
+        self.world.unsubscribe(queue)
+
+    # ----- fault injection ----------------------------------------------------------------
+
+    def fail_next(
+        self,
+        method: str,
+        description: str | None = None,
+        error_code: int = 400,
+        retry_after: int | None = None,
+        count: int = 1,
+    ) -> None:
+        """Make the next ``count`` calls of ``method`` fail with this error.
+
+        ``description`` should be Telegram's full text (``"Bad Request: ..."``); when
+        omitted a fitting default is used. 429 without ``retry_after`` retries after 1 s.
+        """
+        self.faults.add(method, make_fault(description, error_code, retry_after), count)

@@ -1,0 +1,51 @@
+"""Scripted failures, so reliability code (retries, RetryAfter handling) gets exercised.
+
+A fault is consumed by the next request(s) of one method; the request is then answered
+with exactly the error JSON Telegram would send, without touching simulated state.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .errors import ApiError
+
+_DEFAULT_DESCRIPTIONS = {
+    400: "Bad Request: injected failure",
+    401: "Unauthorized",
+    403: "Forbidden: bot was blocked by the user",
+    404: "Not Found",
+    409: "Conflict: terminated by other getUpdates request",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+}
+
+
+def make_fault(description: str | None, error_code: int, retry_after: int | None) -> ApiError:
+    """The ApiError for ``fail_next``; 429 without ``retry_after`` means retry after 1 s."""
+    if error_code == 429:
+        seconds = 1 if retry_after is None else retry_after
+        text = description or f"Too Many Requests: retry after {seconds}"
+        return ApiError(429, text, retry_after=seconds)
+    text = description or _DEFAULT_DESCRIPTIONS.get(error_code, f"Error {error_code}")
+    return ApiError(error_code, text, retry_after=retry_after)
+
+
+class Faults:
+    """Per-method queues of errors to return instead of running the method."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, deque[ApiError]] = {}
+
+    def add(self, method: str, error: ApiError, count: int = 1) -> None:
+        """Fail the next ``count`` calls of ``method`` (case-insensitive) with ``error``."""
+        self._pending.setdefault(method.lower(), deque()).extend([error] * count)
+
+    def take(self, method: str) -> ApiError | None:
+        """Consume and return the next fault for ``method``, if any."""
+        queue = self._pending.get(method.lower())
+        return queue.popleft() if queue else None
+
+    def clear(self) -> None:
+        """Drop all pending faults."""
+        self._pending.clear()

@@ -1,0 +1,477 @@
+"""The simulated Telegram: users, chats, stored messages, the update queue, queries.
+
+This is the single source of truth both for the Bot API handlers (what the bot sees and
+changes) and for the driver API (what a test or the browser playground does as a user).
+It knows Telegram's object shapes, so every dict it hands out is wire format that
+python-telegram-bot's ``de_json`` accepts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CHAT_NOT_FOUND, bad_request
+from .html import utf16_len
+from .notify import Notifier
+
+FIRST_UPDATE_ID = 700_000_001
+FIRST_QUERY_ID = 4_000_000_000_000_000_001
+# Updates delivered when allowed_updates is empty/unspecified (Telegram's default set).
+_OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+_BOT_COMMAND = re.compile(r"(?<![\w/@])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?(?![\w/@])")
+
+# Rights of a simulated administrator: every field ChatMemberAdministrator requires.
+ADMIN_RIGHTS: dict[str, bool] = {
+    "can_be_edited": False,
+    "is_anonymous": False,
+    "can_manage_chat": True,
+    "can_delete_messages": True,
+    "can_manage_video_chats": True,
+    "can_restrict_members": True,
+    "can_promote_members": False,
+    "can_change_info": True,
+    "can_invite_users": True,
+    "can_post_stories": True,
+    "can_edit_stories": True,
+    "can_delete_stories": True,
+    "can_pin_messages": True,
+    "can_manage_topics": False,
+}
+
+
+@dataclass
+class Chat:
+    """A private chat (id == user id) or a group/supergroup (negative id)."""
+
+    id: int
+    type: str
+    title: str | None = None
+    user_id: int | None = None
+    admins: set[int] = field(default_factory=set)
+    creator: int | None = None
+    members: set[int] = field(default_factory=set)
+    started: bool = False
+    blocked: bool = False
+    menu_button: dict[str, Any] | None = None
+    next_message_id: int = 1
+
+
+@dataclass
+class StoredMessage:
+    """A message as the simulated server keeps it: plain text, source HTML, entities."""
+
+    chat_id: int
+    message_id: int
+    sender_id: int
+    date: int
+    text: str
+    html: str | None
+    entities: list[dict[str, Any]]
+    reply_markup: dict[str, Any] | None = None
+    edit_date: int | None = None
+    reply_to: int | None = None
+
+
+@dataclass
+class CallbackQuery:
+    """A button tap waiting for (or already given) its answerCallbackQuery."""
+
+    id: str
+    user_id: int
+    chat_id: int
+    message_id: int
+    data: str
+    created: float
+    answer: dict[str, Any] | None = None
+
+
+class World:
+    """All simulated state, plus event fan-out to subscribers (the future browser UI)."""
+
+    def __init__(self, bot_id: int, bot_username: str, *, privacy_mode: bool = True) -> None:
+        self.bot_id = bot_id
+        self.bot_username = bot_username
+        self.privacy_mode = privacy_mode
+        self.notifier = Notifier()
+        self.users: dict[int, dict[str, Any]] = {}
+        self.chats: dict[int, Chat] = {}
+        self.messages: dict[int, dict[int, StoredMessage]] = {}
+        self.updates: list[dict[str, Any]] = []
+        self.next_update_id = FIRST_UPDATE_ID
+        self.allowed_updates: list[str] = []
+        self.queries: dict[str, CallbackQuery] = {}
+        self.next_query_id = FIRST_QUERY_ID
+        self.commands: dict[tuple[tuple[str, int | str | None, int | None], str], list[Any]] = {}
+        self.webhook_url = ""
+        self.default_menu_button: dict[str, Any] | None = None
+        self.bot_texts: dict[str, str] = {}
+        self.closing = False
+        self._subscribers: list[asyncio.Queue[dict[str, Any]]] = []
+
+    # ----- objects in wire format -------------------------------------------------------
+
+    def bot_user(self) -> dict[str, Any]:
+        """The getMe answer; also the ``from`` of every bot message."""
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": "2048",
+            "username": self.bot_username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": not self.privacy_mode,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    def user_dict(self, user_id: int) -> dict[str, Any]:
+        """A ``User`` object for a simulated user or the bot."""
+        if user_id == self.bot_id:
+            bot = self.bot_user()
+            return {key: bot[key] for key in ("id", "is_bot", "first_name", "username")}
+        return dict(self.users[user_id])
+
+    def chat_dict(self, chat: Chat) -> dict[str, Any]:
+        """The short ``Chat`` object embedded in messages."""
+        data: dict[str, Any] = {"id": chat.id, "type": chat.type}
+        if chat.type == "private" and chat.user_id is not None:
+            user = self.users[chat.user_id]
+            for key in ("first_name", "last_name", "username"):
+                if key in user:
+                    data[key] = user[key]
+        else:
+            data["title"] = chat.title
+        return data
+
+    def chat_full_info(self, chat: Chat) -> dict[str, Any]:
+        """The getChat answer (``ChatFullInfo`` with the fields PTB requires)."""
+        return {
+            **self.chat_dict(chat),
+            "accent_color_id": 0,
+            "max_reaction_count": 11,
+            "accepted_gift_types": {
+                "unlimited_gifts": False,
+                "limited_gifts": False,
+                "unique_gifts": False,
+                "premium_subscription": False,
+                "gifts_from_channels": False,
+            },
+        }
+
+    def message_dict(self, msg: StoredMessage, *, with_reply: bool = True) -> dict[str, Any]:
+        """The ``Message`` object as Telegram returns it (and as updates carry it)."""
+        chat = self.chats[msg.chat_id]
+        data: dict[str, Any] = {
+            "message_id": msg.message_id,
+            "from": self.user_dict(msg.sender_id),
+            "chat": self.chat_dict(chat),
+            "date": msg.date,
+            "text": msg.text,
+        }
+        if msg.entities:
+            data["entities"] = [dict(entity) for entity in msg.entities]
+        if msg.reply_markup is not None:
+            data["reply_markup"] = msg.reply_markup
+        if msg.edit_date is not None:
+            data["edit_date"] = msg.edit_date
+        if with_reply and msg.reply_to is not None:
+            replied = self.messages[msg.chat_id].get(msg.reply_to)
+            if replied is not None:
+                data["reply_to_message"] = self.message_dict(replied, with_reply=False)
+        return data
+
+    # ----- setup ------------------------------------------------------------------------
+
+    def add_user(
+        self,
+        user_id: int,
+        first_name: str,
+        last_name: str | None = None,
+        username: str | None = None,
+        language_code: str | None = "en",
+    ) -> dict[str, Any]:
+        """Register a user and their private chat with the bot (chat id == user id)."""
+        if user_id <= 0:
+            raise ValueError("user ids are positive")
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if last_name is not None:
+            user["last_name"] = last_name
+        if username is not None:
+            user["username"] = username
+        if language_code is not None:
+            user["language_code"] = language_code
+        self.users[user_id] = user
+        if user_id not in self.chats:
+            self.chats[user_id] = Chat(id=user_id, type="private", user_id=user_id)
+            self.messages[user_id] = {}
+        return dict(user)
+
+    def add_group(
+        self, chat_id: int, title: str, admins: set[int], creator: int | None = None
+    ) -> dict[str, Any]:
+        """Register a group; ids below -10**12 are supergroups, like Telegram's -100... ids."""
+        if chat_id >= 0:
+            raise ValueError("group chat ids are negative")
+        kind = "supergroup" if chat_id <= -1_000_000_000_000 else "group"
+        admin_ids = set(admins)
+        if creator is not None:
+            admin_ids.add(creator)
+        chat = Chat(
+            id=chat_id,
+            type=kind,
+            title=title,
+            admins=admin_ids,
+            creator=creator,
+            members=set(admin_ids) - {self.bot_id},
+        )
+        self.chats[chat_id] = chat
+        self.messages[chat_id] = {}
+        return self.chat_dict(chat)
+
+    # ----- lookups ----------------------------------------------------------------------
+
+    def chat(self, chat_id: Any) -> Chat:
+        """The chat for a ``chat_id`` parameter, or Telegram's ``chat not found``."""
+        if not isinstance(chat_id, int) or chat_id not in self.chats:
+            raise bad_request(CHAT_NOT_FOUND)
+        return self.chats[chat_id]
+
+    def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
+        """A stored, not deleted message."""
+        return self.messages.get(chat_id, {}).get(message_id)
+
+    def chat_messages(self, chat_id: int) -> list[StoredMessage]:
+        """Current messages of a chat in order (deleted ones are gone, edits applied)."""
+        return sorted(self.messages.get(chat_id, {}).values(), key=lambda m: m.message_id)
+
+    def is_admin(self, chat: Chat, user_id: int) -> bool:
+        """Creator or administrator of a group (nobody is admin of a private chat)."""
+        return chat.type != "private" and user_id in chat.admins
+
+    # ----- mutations ----------------------------------------------------------------------
+
+    def store_message(
+        self,
+        chat: Chat,
+        sender_id: int,
+        text: str,
+        *,
+        html: str | None = None,
+        entities: list[dict[str, Any]] | None = None,
+        reply_markup: dict[str, Any] | None = None,
+        reply_to: int | None = None,
+    ) -> StoredMessage:
+        """Append a message to a chat and broadcast a ``message`` event."""
+        msg = StoredMessage(
+            chat_id=chat.id,
+            message_id=chat.next_message_id,
+            sender_id=sender_id,
+            date=int(time.time()),
+            text=text,
+            html=html,
+            entities=list(entities or []),
+            reply_markup=reply_markup,
+            reply_to=reply_to,
+        )
+        chat.next_message_id += 1
+        self.messages[chat.id][msg.message_id] = msg
+        self.emit({"type": "message", "chat_id": chat.id, "message": self.message_dict(msg)})
+        return msg
+
+    def edit_message(
+        self,
+        msg: StoredMessage,
+        *,
+        text: str,
+        html: str | None,
+        entities: list[dict[str, Any]],
+        reply_markup: dict[str, Any] | None,
+    ) -> None:
+        """Apply an edit in place and broadcast an ``edit`` event."""
+        msg.text, msg.html, msg.entities = text, html, list(entities)
+        msg.reply_markup = reply_markup
+        msg.edit_date = int(time.time())
+        self.emit({"type": "edit", "chat_id": msg.chat_id, "message": self.message_dict(msg)})
+
+    def delete_message(self, msg: StoredMessage) -> None:
+        """Remove a message and broadcast a ``delete`` event."""
+        del self.messages[msg.chat_id][msg.message_id]
+        self.emit({"type": "delete", "chat_id": msg.chat_id, "message_id": msg.message_id})
+
+    # ----- updates ----------------------------------------------------------------------
+
+    def enqueue_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Queue ``{"update_id": n, kind: payload}`` for getUpdates; ids only increase."""
+        update = {"update_id": self.next_update_id, kind: payload}
+        self.next_update_id += 1
+        self.updates.append(update)
+        self.notifier.notify()
+        return update
+
+    def confirm_updates(self, offset: int | None) -> None:
+        """Forget updates the way getUpdates' ``offset`` does (negative: keep the tail)."""
+        if offset is None or offset == 0:
+            return
+        if offset < 0:
+            self.updates = self.updates[offset:]
+        else:
+            self.updates = [u for u in self.updates if u["update_id"] >= offset]
+
+    def deliverable_updates(self, limit: int) -> list[dict[str, Any]]:
+        """Pending updates the bot asked for; disallowed kinds are dropped for good."""
+
+        def allowed(update: dict[str, Any]) -> bool:
+            kind = next(key for key in update if key != "update_id")
+            if self.allowed_updates:
+                return kind in self.allowed_updates
+            return kind not in _OPT_IN_UPDATES
+
+        self.updates = [u for u in self.updates if allowed(u)]
+        return self.updates[:limit]
+
+    # ----- user actions (driver side) ---------------------------------------------------
+
+    def bot_commands_in(self, text: str) -> list[dict[str, Any]]:
+        """``bot_command`` entities as Telegram's client-side parser marks them."""
+        return [
+            {
+                "type": "bot_command",
+                "offset": utf16_len(text[: match.start()]),
+                "length": utf16_len(match.group()),
+            }
+            for match in _BOT_COMMAND.finditer(text)
+        ]
+
+    def _visible_to_bot(self, chat: Chat, msg: StoredMessage) -> bool:
+        """Privacy mode: in groups the bot sees commands for it and replies to it only."""
+        if chat.type == "private" or not self.privacy_mode:
+            return True
+        if msg.reply_to is not None:
+            replied = self.message(chat.id, msg.reply_to)
+            if replied is not None and replied.sender_id == self.bot_id:
+                return True
+        if msg.text.startswith("/") and msg.entities and msg.entities[0]["offset"] == 0:
+            token = msg.text[1 : msg.entities[0]["length"]]
+            _, _, target = token.partition("@")
+            return target == "" or target.lower() == self.bot_username.lower()
+        return False
+
+    def user_sends_text(
+        self, user_id: int, chat_id: int, text: str, reply_to_message_id: int | None = None
+    ) -> dict[str, Any]:
+        """A user writes in a chat; the bot gets an update if Telegram would deliver it."""
+        if user_id not in self.users:
+            raise ValueError(f"unknown user {user_id}; call add_user first")
+        if chat_id not in self.chats:
+            raise ValueError(f"unknown chat {chat_id}")
+        chat = self.chats[chat_id]
+        if chat.type == "private":
+            if chat.user_id != user_id:
+                raise ValueError(f"user {user_id} cannot write in private chat {chat_id}")
+            chat.started = True
+            chat.blocked = False
+        else:
+            chat.members.add(user_id)
+        if not text:
+            raise ValueError("Telegram clients cannot send empty messages")
+        if reply_to_message_id is not None and self.message(chat_id, reply_to_message_id) is None:
+            raise ValueError(f"message {reply_to_message_id} not found in chat {chat_id}")
+        msg = self.store_message(
+            chat,
+            user_id,
+            text,
+            entities=self.bot_commands_in(text),
+            reply_to=reply_to_message_id,
+        )
+        wire = self.message_dict(msg)
+        if self._visible_to_bot(chat, msg):
+            self.enqueue_update("message", wire)
+        return wire
+
+    def user_taps(
+        self, user_id: int, chat_id: int, message_id: int, callback_data: str, *, strict: bool
+    ) -> str:
+        """A user presses an inline button; queues a ``callback_query`` update."""
+        if user_id not in self.users:
+            raise ValueError(f"unknown user {user_id}; call add_user first")
+        msg = self.message(chat_id, message_id)
+        if msg is None:
+            raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        if strict:
+            buttons = [
+                button.get("callback_data")
+                for row in (msg.reply_markup or {}).get("inline_keyboard", [])
+                for button in row
+            ]
+            if callback_data not in buttons:
+                raise ValueError(
+                    f"message {message_id} has no button with callback_data {callback_data!r} "
+                    f"(buttons: {buttons}); pass strict=False to forge one"
+                )
+        query_id = str(self.next_query_id)
+        self.next_query_id += 1
+        self.queries[query_id] = CallbackQuery(
+            query_id, user_id, chat_id, message_id, callback_data, time.monotonic()
+        )
+        self.enqueue_update(
+            "callback_query",
+            {
+                "id": query_id,
+                "from": self.user_dict(user_id),
+                "message": self.message_dict(msg),
+                "chat_instance": str(8_000_000_000_000_000_000 + chat_id),
+                "data": callback_data,
+            },
+        )
+        return query_id
+
+    # ----- commands -----------------------------------------------------------------------
+
+    def visible_commands(self, chat_id: int, user_id: int) -> list[dict[str, str]]:
+        """The command menu a user would see, resolving scopes in Telegram's order."""
+        chat = self.chats[chat_id]
+        language = str(self.users.get(user_id, {}).get("language_code", ""))[:2]
+        if chat.type == "private":
+            scopes: list[tuple[str, int | str | None, int | None]] = [
+                ("chat", chat_id, None),
+                ("all_private_chats", None, None),
+                ("default", None, None),
+            ]
+        else:
+            admin = self.is_admin(chat, user_id)
+            scopes = [("chat_member", chat_id, user_id)]
+            if admin:
+                scopes.append(("chat_administrators", chat_id, None))
+            scopes.append(("chat", chat_id, None))
+            if admin:
+                scopes.append(("all_chat_administrators", None, None))
+            scopes += [("all_group_chats", None, None), ("default", None, None)]
+        for scope in scopes:
+            for lang in (language, ""):
+                found = self.commands.get((scope, lang))
+                if found:
+                    return [dict(command) for command in found]
+        return []
+
+    # ----- events -------------------------------------------------------------------------
+
+    def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
+        """A queue that receives every later message/edit/delete/answer/action event."""
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._subscribers.append(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        """Stop delivering events to ``queue``."""
+        if queue in self._subscribers:
+            self._subscribers.remove(queue)
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """Fan an event out to subscribers and wake waiters."""
+        for queue in self._subscribers:
+            queue.put_nowait(event)
+        self.notifier.notify()

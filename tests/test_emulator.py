@@ -1,0 +1,366 @@
+"""The fake Bot API, driven by the real python-telegram-bot client over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import aiohttp
+import pytest
+from telegram import Bot as PtbBot
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllPrivateChats,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
+from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
+
+from bot.emulator import FakeBotApi
+from bot.emulator.html import HtmlParseError, parse_html
+
+USER = 1001
+GROUP = -4001
+
+
+@pytest.fixture
+async def api():
+    api = FakeBotApi()
+    await api.start()
+    api.add_user(USER, "Ann", username="ann", language_code="en")
+    yield api
+    await api.stop()
+
+
+@pytest.fixture
+async def bot(api):
+    async with PtbBot(api.token, base_url=api.base_url, base_file_url=api.base_file_url) as bot:
+        yield bot
+
+
+def keyboard(*data: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[InlineKeyboardButton(d.upper(), callback_data=d) for d in data]])
+
+
+async def test_get_me(bot, api):
+    me = await bot.get_me()
+    assert me.is_bot and me.id == api.bot_id
+    assert (me.first_name, me.username) == ("2048", "play2048_bot")
+    assert me.can_join_groups and not me.can_read_all_group_messages
+    assert not me.supports_inline_queries
+
+
+async def test_send_message_html_gives_plain_text_and_entities(bot, api):
+    api.send_text(USER, USER, "/start")
+    html = '<b>Score</b>: 12 &amp; 😀 <i>best</i>\n<pre><code class="language-py">x</code></pre>'
+    msg = await bot.send_message(USER, html, parse_mode=ParseMode.HTML, reply_markup=keyboard("l"))
+    assert msg.text == "Score: 12 & 😀 best\nx"
+    assert msg.from_user.id == api.bot_id and msg.chat.id == USER
+    kinds = [(e.type, e.offset, e.length) for e in msg.entities]
+    # The emoji is 2 UTF-16 code units, so "best" starts at 15, not 14.
+    assert kinds == [("bold", 0, 5), ("italic", 15, 4), ("pre", 20, 1)]
+    assert msg.entities[2].language == "py"
+    assert msg.reply_markup == keyboard("l")
+    stored = api.stored_message(USER, msg.message_id)
+    assert stored is not None and stored.html == html and stored.text == msg.text
+    assert api.last_bot_message(USER)["text"] == msg.text
+    assert [m["text"] for m in api.messages(USER)] == ["/start", msg.text]
+
+
+async def test_message_length_counts_utf16_units(bot, api):
+    api.send_text(USER, USER, "/start")
+    await bot.send_message(USER, "😀" * 2048)  # exactly 4096 UTF-16 code units
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(USER, "😀" * 2048 + "x")
+    with pytest.raises(BadRequest, match="Message text is empty"):
+        await bot.send_message(USER, "<b> </b>", parse_mode=ParseMode.HTML)
+
+
+@pytest.mark.parametrize(
+    ("html", "detail"),
+    [
+        ("<b>bold", 'can\'t find end tag corresponding to start tag "b"'),
+        ("<b>x</i>", "unmatched end tag at byte offset 4"),
+        ("2 < 3", 'unsupported start tag "" at byte offset 2'),
+        ("<p>para</p>", 'unsupported start tag "p" at byte offset 0'),
+        ("<span>x</span>", 'tag "span" must have class "tg-spoiler"'),
+        ("fish & chips", "character '&' at byte offset 5"),
+    ],
+)
+async def test_bad_html_is_rejected_with_telegram_wording(bot, api, html, detail):
+    api.send_text(USER, USER, "/start")
+    with pytest.raises(BadRequest) as caught:
+        await bot.send_message(USER, html, parse_mode=ParseMode.HTML)
+    # PTB strips "Bad Request: " and capitalizes Telegram's description.
+    assert str(caught.value).startswith("Can't parse entities: ")
+    assert detail in str(caught.value).lower()
+
+
+async def test_callback_data_is_limited_to_64_utf8_bytes(bot, api):
+    api.send_text(USER, USER, "/start")
+    await bot.send_message(USER, "ok", reply_markup=keyboard("é" * 32))  # 64 bytes
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(USER, "no", reply_markup=keyboard("x" * 65))
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(USER, "no", reply_markup=keyboard("é" * 33))  # 33 chars, 66 bytes
+    assert api.find_requests("sendMessage", ok=False)[-1].description == (
+        "Bad Request: BUTTON_DATA_INVALID"
+    )
+
+
+async def test_edit_rules(bot, api):
+    api.send_text(USER, USER, "/start")
+    msg = await bot.send_message(USER, "<b>1</b>", parse_mode="HTML", reply_markup=keyboard("a"))
+    with pytest.raises(BadRequest, match="Message is not modified: specified new message"):
+        await bot.edit_message_text(
+            "<b>1</b>", USER, msg.message_id, parse_mode="HTML", reply_markup=keyboard("a")
+        )
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("x", USER, 999)
+    with pytest.raises(BadRequest, match="Chat not found"):
+        await bot.edit_message_text("x", 424242, msg.message_id)
+    # Same text, different markup is a real change; omitting reply_markup removes it.
+    edited = await bot.edit_message_reply_markup(USER, msg.message_id, reply_markup=keyboard("b"))
+    assert edited.reply_markup == keyboard("b") and edited.edit_date is not None
+    edited = await bot.edit_message_text("2", USER, msg.message_id)
+    assert edited.text == "2" and edited.reply_markup is None and not edited.entities
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_reply_markup(USER, msg.message_id)
+    assert await bot.delete_message(USER, msg.message_id)
+    with pytest.raises(BadRequest, match="Message to delete not found"):
+        await bot.delete_message(USER, msg.message_id)
+    assert [m["text"] for m in api.messages(USER)] == ["/start"]
+
+
+async def test_get_updates_delivers_commands_and_taps_and_offset_confirms(bot, api):
+    api.send_text(USER, USER, "/start@play2048_bot now")
+    sent = await bot.send_message(USER, "board", reply_markup=keyboard("left"))
+    query_id = api.tap(USER, USER, sent.message_id, "left")
+
+    updates = await bot.get_updates(timeout=0)
+    assert [u.update_id for u in updates] == [updates[0].update_id, updates[0].update_id + 1]
+    message = updates[0].message
+    assert message.text == "/start@play2048_bot now" and message.from_user.id == USER
+    command = message.entities[0]
+    assert (command.type, command.offset, command.length) == ("bot_command", 0, 19)
+    query = updates[1].callback_query
+    assert (query.id, query.data, query.from_user.id) == (query_id, "left", USER)
+    assert query.message.message_id == sent.message_id and query.chat_instance
+
+    assert len(await bot.get_updates(timeout=0)) == 2  # unconfirmed: delivered again
+    assert await bot.get_updates(offset=updates[-1].update_id + 1, timeout=0) == ()
+    assert api.pending_updates == []
+
+
+async def test_long_poll_returns_as_soon_as_an_update_arrives(bot, api):
+    async def user_writes_later() -> None:
+        await asyncio.sleep(0.2)
+        api.send_text(USER, USER, "hello")
+
+    started = time.monotonic()
+    writer = asyncio.create_task(user_writes_later())
+    updates = await bot.get_updates(timeout=5)
+    await writer
+    assert [u.message.text for u in updates] == ["hello"]
+    assert time.monotonic() - started < 2
+    started = time.monotonic()
+    assert await bot.get_updates(offset=updates[0].update_id + 1, timeout=1) == ()
+    assert time.monotonic() - started >= 0.9
+
+
+async def test_answer_callback_query_once(bot, api):
+    api.send_text(USER, USER, "/start")
+    sent = await bot.send_message(USER, "board", reply_markup=keyboard("up"))
+    query_id = api.tap(USER, USER, sent.message_id, "up")
+    with pytest.raises(ValueError, match="no button"):
+        api.tap(USER, USER, sent.message_id, "down")
+    with pytest.raises(BadRequest, match="Message_too_long"):
+        await bot.answer_callback_query(query_id, "x" * 201)
+    assert await bot.answer_callback_query(query_id, "Moved!", show_alert=True)
+    answer = await api.wait_answer(query_id, timeout=1)
+    assert (answer["text"], answer["show_alert"]) == ("Moved!", True)
+    with pytest.raises(BadRequest, match="Query is too old and response timeout expired"):
+        await bot.answer_callback_query(query_id)
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_callback_query("12345")
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_fault_injection_and_latency(bot, api):
+    api.send_text(USER, USER, "/start")
+    api.fail_next("sendMessage", error_code=429, retry_after=3)
+    with pytest.raises(RetryAfter, match="Retry in 3 seconds"):
+        await bot.send_message(USER, "hi")
+    api.fail_next("SENDMESSAGE", "Forbidden: bot was blocked by the user", error_code=403)
+    with pytest.raises(Forbidden, match=r"^Forbidden: bot was blocked by the user$"):
+        await bot.send_message(USER, "hi")
+    assert (await bot.send_message(USER, "hi")).text == "hi"
+    failed = api.find_requests("sendMessage", ok=False)
+    assert [(r.error_code, r.description) for r in failed] == [
+        (429, "Too Many Requests: retry after 3"),
+        (403, "Forbidden: bot was blocked by the user"),
+    ]
+    api.delay["sendMessage"] = 0.3
+    started = time.monotonic()
+    await bot.send_message(USER, "slow")
+    assert time.monotonic() - started >= 0.3
+
+
+async def test_commands_per_scope_and_language(bot, api):
+    await bot.set_my_commands([BotCommand("new", "New game")])
+    await bot.set_my_commands([BotCommand("new", "Neues Spiel")], language_code="de")
+    scope = BotCommandScopeAllPrivateChats()
+    await bot.set_my_commands([BotCommand("play", "Spielen")], scope=scope, language_code="de")
+    assert [c.description for c in await bot.get_my_commands()] == ["New game"]
+    assert [c.description for c in await bot.get_my_commands(language_code="de")] == ["Neues Spiel"]
+    assert [c.command for c in await bot.get_my_commands(scope=scope, language_code="de")] == [
+        "play"
+    ]
+    assert await bot.get_my_commands(language_code="nl") == ()
+    api.add_user(2002, "Bernd", language_code="de")
+    assert api.commands_for(2002, 2002) == [{"command": "play", "description": "Spielen"}]
+    assert api.commands_for(USER, USER) == [{"command": "new", "description": "New game"}]
+    with pytest.raises(BadRequest, match="Bot_command_invalid"):
+        await bot.set_my_commands([BotCommand("NewGame", "x")])
+    with pytest.raises(BadRequest, match="Command description must be non-empty"):
+        await bot.set_my_commands([BotCommand("new", " ")])
+    assert await bot.delete_my_commands(language_code="de")
+    assert await bot.get_my_commands(language_code="de") == ()
+
+
+async def test_private_chat_and_group_membership(bot, api):
+    with pytest.raises(Forbidden, match="bot can't initiate conversation with a user"):
+        await bot.send_message(USER, "hi")
+    with pytest.raises(BadRequest, match="Chat not found"):
+        await bot.send_message(424242, "hi")
+    api.add_user(2002, "Bernd")
+    api.add_group(GROUP, "2048 fans", admins={2002, api.bot_id}, creator=USER)
+    assert (await bot.get_chat(GROUP)).title == "2048 fans"
+    statuses = {
+        uid: (await bot.get_chat_member(GROUP, uid)).status for uid in (USER, 2002, api.bot_id)
+    }
+    assert statuses == {USER: "creator", 2002: "administrator", api.bot_id: "administrator"}
+    admins = await bot.get_chat_administrators(GROUP)
+    assert [a.user.id for a in admins] == [USER, 2002, api.bot_id]
+    api.add_user(3003, "Carl")
+    assert (await bot.get_chat_member(GROUP, 3003)).status == "left"
+    # Privacy mode: only commands for this bot reach it; everything is still stored.
+    api.send_text(3003, GROUP, "hello all")
+    api.send_text(3003, GROUP, "/start@other_bot")
+    api.send_text(3003, GROUP, "/challenge")
+    updates = await bot.get_updates(timeout=0)
+    assert [u.message.text for u in updates] == ["/challenge"]
+    assert (await bot.get_chat_member(GROUP, 3003)).status == "member"
+    assert len(api.messages(GROUP)) == 3
+    assert await bot.send_chat_action(GROUP, "typing")
+
+
+async def test_wire_format_details():
+    async with FakeBotApi() as api, aiohttp.ClientSession() as http:
+        api.add_user(USER, "Ann")
+        api.send_text(USER, USER, "/start")
+        root = api.base_url + api.token
+        async with http.post(
+            f"{root}/sendmessage",
+            json={"chat_id": USER, "text": "<i>j</i>", "parse_mode": "HTML"},
+        ) as resp:
+            body = await resp.json()
+        assert body["ok"] and body["result"]["entities"] == [
+            {"type": "italic", "offset": 0, "length": 1}
+        ]
+        async with http.get(f"{root}/getMe?unused=1") as resp:
+            assert (await resp.json())["result"]["username"] == "play2048_bot"
+        markup = json.dumps({"inline_keyboard": [[{"text": "plain"}]]})
+        async with http.post(
+            f"{root}/sendMessage", data={"chat_id": str(USER), "text": "t", "reply_markup": markup}
+        ) as resp:
+            assert resp.status == 400
+            assert (await resp.json())["description"] == (
+                "Bad Request: can't parse inline keyboard button: "
+                "Text buttons are unallowed in the inline keyboard"
+            )
+        async with http.post(f"{api.base_url}123:wrong/getMe") as resp:
+            assert resp.status == 401
+            assert await resp.json() == {
+                "ok": False,
+                "error_code": 401,
+                "description": "Unauthorized",
+            }
+        async with http.post(f"{root}/sendSticker") as resp:
+            assert resp.status == 404
+            assert await resp.json() == {"ok": False, "error_code": 404, "description": "Not Found"}
+        async with http.post(f"{root}/sendMessage", data={"chat_id": "-5", "text": "t"}) as resp:
+            assert (await resp.json())["description"] == "Bad Request: chat not found"
+
+
+async def test_wrong_token_and_unknown_method_through_ptb(bot, api):
+    with pytest.raises(InvalidToken, match="was rejected by the server"):
+        async with PtbBot("123456:nope", base_url=api.base_url):
+            pass
+    with pytest.raises(EndPointNotFound):
+        await bot.do_api_request("sendFancyThing", api_kwargs={"chat_id": USER})
+
+
+async def test_waiting_helpers_and_events(bot, api):
+    events = api.subscribe()
+    api.send_text(USER, USER, "/start")
+    first = await bot.send_message(USER, "one")
+    await bot.send_message(USER, "two")
+    await bot.edit_message_text("uno", USER, first.message_id)
+    # Consecutive waits after one user action return consecutive requests.
+    assert (await api.wait_request("sendMessage", chat_id=USER)).params["text"] == "one"
+    assert (await api.wait_request("sendMessage", chat_id=USER)).params["text"] == "two"
+    edit = await api.wait_request(("sendMessage", "editMessageText"), text=lambda t: "u" in t)
+    assert edit.method == "editMessageText" and edit.result["text"] == "uno"
+    with pytest.raises(TimeoutError, match="no matching Bot API request"):
+        await api.wait_request("sendMessage", timeout=0.1)
+    mark = api.mark()
+    await api.quiet(0.05)
+    await bot.send_message(USER, "three")
+    assert (await api.wait_request("sendMessage", after=mark)).params["text"] == "three"
+    with pytest.raises(AssertionError, match="expected no Bot API calls"):
+        await asyncio.gather(api.quiet(0.2), bot.send_message(USER, "noise"))
+    kinds = [events.get_nowait()["type"] for _ in range(events.qsize())]
+    assert kinds == ["message", "message", "message", "edit", "message", "message"]
+
+
+async def test_application_end_to_end(api):
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await update.message.reply_text(f"echo: {' '.join(context.args)}")
+
+    app = ApplicationBuilder().token(api.token).base_url(api.base_url).build()
+    app.add_handler(CommandHandler("echo", echo))
+    await app.initialize()
+    await app.start()
+    await app.updater.start_polling(poll_interval=0, timeout=1)
+    try:
+        api.send_text(USER, USER, "/echo hi there")
+        reply = await api.wait_request("sendMessage", chat_id=USER, timeout=5)
+        assert reply.params["text"] == "echo: hi there"
+        assert api.last_bot_message(USER)["text"] == "echo: hi there"
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.shutdown()
+    assert api.pending_updates == []  # the final getUpdates confirmed the handled update
+
+
+def test_html_parser_units():
+    parsed = parse_html("<blockquote expandable>a</blockquote> <a href='x.org'>b</a>")
+    assert parsed.entities == [
+        {"type": "expandable_blockquote", "offset": 0, "length": 1},
+        {"type": "text_link", "offset": 2, "length": 1, "url": "http://x.org"},
+    ]
+    assert parse_html("&lt;&#x27;&#39;&quot;&gt;").text == "<''\">"
+    assert parse_html("<code><b>x</b>y</code>").entities == [
+        {"type": "code", "offset": 0, "length": 2}
+    ]
+    assert parse_html('<tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>').entities[0][
+        "custom_emoji_id"
+    ] == ("5368324170671202286")
+    with pytest.raises(HtmlParseError, match="byte offset 3"):
+        parse_html("é <br>")  # offsets are UTF-8 bytes: 'é' is 2 bytes
