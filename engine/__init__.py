@@ -49,6 +49,8 @@ __all__ = [
 
 
 def _flatten(rows: list[list[int]]) -> tuple[Board, int]:
+    if not isinstance(rows, list | tuple):
+        raise EngineError("rows must form a square grid of at least 2×2")
     size = len(rows)
     if size < 2 or any(not isinstance(row, list | tuple) or len(row) != size for row in rows):
         raise EngineError("rows must form a square grid of at least 2×2")

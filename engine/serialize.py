@@ -55,7 +55,11 @@ def _int(value: Any, what: str, low: int, high: int) -> int:
 
 
 def _number(value: Any, what: str) -> float:
-    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+    try:
+        valid = type(value) in (int, float) and math.isfinite(value) and value >= 0
+    except OverflowError:  # an int too large to be a float is not a sane number of seconds
+        valid = False
+    if not valid:
         raise EngineError(f"{what} must be a finite number of seconds >= 0, not {value!r}")
     return float(value)
 
@@ -93,7 +97,7 @@ def _score(value: Any, what: str) -> int:
 def from_dict(data: Any) -> Game:
     if type(data) is not dict:
         raise EngineError("a saved game must be a JSON object")
-    if data.get("v") != FORMAT_VERSION:
+    if type(data.get("v")) is not int or data["v"] != FORMAT_VERSION:
         raise EngineError(f"unknown saved-game format version {data.get('v')!r}")
     try:
         size = data["n"]
