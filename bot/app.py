@@ -1,0 +1,61 @@
+"""Builds the python-telegram-bot Application: storage, services, handlers, command menus."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import BotCommand, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.ext import Application, ApplicationBuilder, Defaults
+
+from bot import handlers, texts
+from bot.config import Config
+from bot.games import GameService
+from bot.handlers.common import Services
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+
+async def _set_command_menus(application: Application) -> None:
+    """One menu per language; Telegram shows each user the one for their app language."""
+    for code in LANGUAGES:
+        commands = [BotCommand(name, text) for name, text in texts.commands(translator(code))]
+        language_code = None if code == DEFAULT_LANGUAGE else code
+        await application.bot.set_my_commands(commands, language_code=language_code)
+
+
+def build_application(config: Config) -> Application:
+    builder = (
+        ApplicationBuilder()
+        .token(config.token)
+        .defaults(
+            Defaults(
+                parse_mode=ParseMode.HTML,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+            )
+        )
+        # Different chats are served concurrently; GameService's per-chat lock keeps the
+        # taps of one chat in arrival order.
+        .concurrent_updates(True)
+    )
+    if config.base_url:
+        builder = builder.base_url(config.base_url.rstrip("/")).base_file_url(
+            config.base_url.rstrip("/").removesuffix("/bot") + "/file/bot"
+        )
+
+    async def post_init(application: Application) -> None:
+        storage = await Storage.open(config.database)
+        application.bot_data["services"] = Services(storage=storage, games=GameService(storage))
+        await _set_command_menus(application)
+        log.info("bot @%s ready, database %s", application.bot.username, config.database)
+
+    async def post_shutdown(application: Application) -> None:
+        services = application.bot_data.get("services")
+        if services is not None:
+            await services.storage.close()
+
+    application = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    handlers.register(application)
+    return application

@@ -1,0 +1,123 @@
+"""The game service: where a tap becomes a committed game, with the player's records.
+
+Handlers call exactly one function here per update. Each call runs under the chat's lock and
+commits before it returns, so the board a handler draws afterwards is always one the
+database already holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+import engine
+from bot.callbacks import GameAction
+from bot.storage import Storage, StoredGame
+
+
+class TapStatus(StrEnum):
+    APPLIED = "applied"  # the engine ran; see the outcome (which may be a refusal)
+    UNKNOWN_GAME = "unknown_game"  # no such game: forged or from a wiped database
+    NOT_YOURS = "not_yours"  # someone else's board
+    OLD_GAME = "old_game"  # a finished or replaced game
+
+
+@dataclass(frozen=True, slots=True)
+class TapResult:
+    status: TapStatus
+    stored: StoredGame | None = None
+    outcome: engine.Outcome | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is not None and self.outcome.changes_game
+
+
+def _random_seed() -> int:
+    return secrets.randbits(64)
+
+
+class GameService:
+    def __init__(
+        self,
+        storage: Storage,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = _random_seed,
+    ) -> None:
+        self.storage = storage
+        self._clock = clock
+        self._new_seed = new_seed
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """One lock per chat: taps in a chat apply, and redraw, strictly in arrival order."""
+        lock = self._locks.get(chat_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[chat_id] = lock
+        return lock
+
+    async def start(self, chat_id: int, owner_id: int, size: int) -> StoredGame:
+        """A new game for this player in this chat; a running one ends (its records stay)."""
+        now = self._clock()
+        game = engine.new_game(size, self._new_seed(), now)
+        async with self.storage.transaction():
+            current = await self.storage.active_game(chat_id, owner_id)
+            if current is not None:
+                await self.storage.deactivate_game(current.id)
+            game_id = await self.storage.insert_game(chat_id, owner_id, game, now)
+        stored = await self.storage.game(game_id)
+        assert stored is not None
+        return stored
+
+    async def current(self, chat_id: int, owner_id: int) -> StoredGame | None:
+        return await self.storage.active_game(chat_id, owner_id)
+
+    async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
+        return await self.current(chat_id, owner_id) or await self.start(
+            chat_id, owner_id, engine.SIZES[0]
+        )
+
+    async def tap(self, chat_id: int, user_id: int, game_id: int, action: GameAction) -> TapResult:
+        now = self._clock()
+        async with self.storage.transaction():
+            stored = await self.storage.game(game_id)
+            if stored is None or stored.chat_id != chat_id:
+                return TapResult(TapStatus.UNKNOWN_GAME)
+            if stored.owner_id != user_id:
+                return TapResult(TapStatus.NOT_YOURS, stored)
+            if not stored.active:
+                return TapResult(TapStatus.OLD_GAME, stored)
+            before = stored.game
+            if action == "undo":
+                turn = engine.undo(before, now)
+            elif action == "keep":
+                turn = engine.keep_going(before, now)
+            else:
+                turn = engine.play(before, action, now)
+            if not turn.changed:
+                return TapResult(TapStatus.APPLIED, stored, turn.outcome)
+            after = turn.game
+            new_play = not stored.played_counted and after.moves > 0
+            played_counted = stored.played_counted or new_play
+            await self.storage.update_game(game_id, after, now, played_counted=played_counted)
+            won = turn.outcome is engine.Outcome.WON
+            await self.storage.add_to_records(
+                stored.owner_id,
+                after,
+                new_play=new_play,
+                new_win=won and not before.ever_won,
+                won_now=after.win if won else None,
+            )
+        return TapResult(
+            TapStatus.APPLIED,
+            replace(stored, game=after, played_counted=played_counted),
+            turn.outcome,
+        )

@@ -1,0 +1,26 @@
+"""Telegram update handlers, one module per concern; `register` wires them all up."""
+
+from __future__ import annotations
+
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot import callbacks
+from bot.handlers import buttons, commands, errors
+
+
+def register(application: Application) -> None:
+    for name, callback in commands.COMMANDS.items():
+        application.add_handler(CommandHandler(name, callback))
+    application.add_handler(CallbackQueryHandler(buttons.on_game_button, callbacks.GAME_PATTERN))
+    application.add_handler(CallbackQueryHandler(buttons.on_new_button, callbacks.NEW_PATTERN))
+    application.add_handler(
+        CallbackQueryHandler(buttons.on_language_button, callbacks.LANGUAGE_PATTERN)
+    )
+    application.add_handler(
+        CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
+    )
+    application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
+    private = filters.ChatType.PRIVATE
+    application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
+    application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))
+    application.add_error_handler(errors.on_error)

@@ -1,0 +1,91 @@
+"""What every handler needs: the services, the reader's language, and drawing a board."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from telegram import Bot, Message, Update, User
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from bot import render
+from bot.games import GameService
+from bot.i18n import Translator, resolve_language, translator
+from bot.storage import Player, Storage, StoredGame
+
+log = logging.getLogger(__name__)
+NAME_LIMIT = 64
+
+
+@dataclass
+class Services:
+    storage: Storage
+    games: GameService
+    # Names already saved, so an unchanged name costs no database write per update.
+    known_names: dict[int, str] = field(default_factory=dict)
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
+    return context.bot_data["services"]
+
+
+def display_name(user: User) -> str:
+    return user.full_name[:NAME_LIMIT]
+
+
+async def reader(context: ContextTypes.DEFAULT_TYPE, update: Update) -> tuple[Player, Translator]:
+    """The player behind an update and a translator in their language."""
+    user = update.effective_user
+    assert user is not None
+    svc = services(context)
+    name = display_name(user)
+    if svc.known_names.get(user.id) != name:
+        await svc.storage.remember_name(user.id, name)
+        svc.known_names[user.id] = name
+    player = await svc.storage.player(user.id)
+    return player, translator(resolve_language(player.language, user.language_code))
+
+
+async def board_message(
+    svc: Services, stored: StoredGame, t: Translator, view: str
+) -> tuple[str, render.InlineKeyboardMarkup]:
+    best = await svc.storage.best_score(stored.owner_id, stored.game.size)
+    owner_name = None
+    if stored.chat_id != stored.owner_id:
+        owner_name = (await svc.storage.player(stored.owner_id)).name
+    text = render.board_text(t, stored.game, best=best, view=view, owner_name=owner_name)
+    return text, render.board_keyboard(t, stored.id, stored.game)
+
+
+async def send_board(
+    bot: Bot, svc: Services, stored: StoredGame, t: Translator, view: str
+) -> Message:
+    """Post the board as a new message and make it the game's board message."""
+    text, markup = await board_message(svc, stored, t, view)
+    message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
+    await svc.storage.link_message(stored.id, message.message_id)
+    return message
+
+
+async def edit_board(
+    bot: Bot, svc: Services, stored: StoredGame, message_id: int, t: Translator, view: str
+) -> None:
+    """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
+    text, markup = await board_message(svc, stored, t, view)
+    try:
+        await bot.edit_message_text(
+            text, chat_id=stored.chat_id, message_id=message_id, reply_markup=markup
+        )
+    except BadRequest as error:
+        description = error.message.lower()
+        if "not modified" in description:
+            return
+        if "message to edit not found" in description:
+            log.info("board message %s in chat %s is gone; sending a new one",
+                     message_id, stored.chat_id)
+            await send_board(bot, svc, stored, t, view)
+            return
+        raise
+    if stored.message_id != message_id:
+        await svc.storage.link_message(stored.id, message_id)

@@ -1,0 +1,28 @@
+"""The last line of defence: log what broke with its context, apologise briefly."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.i18n import resolve_language, translator
+
+log = logging.getLogger(__name__)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    log.error("unhandled error while processing %r", update, exc_info=context.error)
+    if not isinstance(update, Update) or update.effective_user is None:
+        return
+    t = translator(resolve_language(None, update.effective_user.language_code))
+    apology = t._("Sorry, something went wrong on my side. Please try again.")
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(apology)
+        elif update.effective_chat is not None and update.effective_chat.type == "private":
+            await context.bot.send_message(update.effective_chat.id, apology)
+    except TelegramError:
+        log.warning("could not deliver the apology for a failed update", exc_info=True)

@@ -1,0 +1,80 @@
+"""Translations and locale formatting for the three languages the bot speaks.
+
+Catalogs are read straight from the `.po` files in `locales/` at start-up and compiled in
+memory, so there is no build step and no generated `.mo` file that could go stale.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+LANGUAGES = ("en", "nl", "de")
+DEFAULT_LANGUAGE = "en"
+LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
+LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+DOMAIN = "bot"
+
+
+def resolve_language(choice: str | None, telegram_code: str | None) -> str:
+    """The player's own choice wins, then Telegram's language (`de-CH` → `de`), then English."""
+    if choice in LANGUAGES:
+        return choice
+    if telegram_code:
+        base = telegram_code.replace("_", "-").split("-")[0].lower()
+        if base in LANGUAGES:
+            return base
+    return DEFAULT_LANGUAGE
+
+
+def catalog_path(language: str) -> Path:
+    return LOCALES_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def _translations(language: str) -> Translations:
+    with catalog_path(language).open("rb") as po:
+        catalog = read_po(po, locale=language)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(buffer, domain=DOMAIN)
+
+
+@dataclass(frozen=True, slots=True)
+class Translator:
+    """Everything language-specific a reply needs: words, plurals and number formats."""
+
+    language: str
+
+    def _(self, message: str, **values: object) -> str:
+        text = _translations(self.language).gettext(message)
+        return text.format(**values) if values else text
+
+    def ngettext(self, singular: str, plural: str, n: int, **values: object) -> str:
+        text = _translations(self.language).ngettext(singular, plural, n)
+        return text.format(n=self.number(n), **values)
+
+    def number(self, value: int) -> str:
+        return format_decimal(value, locale=self.language)
+
+    def duration(self, seconds: float) -> str:
+        """Play time as h:mm:ss or m:ss, the way a stopwatch shows it in every language."""
+        total = round(seconds)
+        hours, rest = divmod(total, 3600)
+        minutes, secs = divmod(rest, 60)
+        if hours:
+            return f"{hours}:{minutes:02d}:{secs:02d}"
+        return f"{minutes}:{secs:02d}"
+
+
+@cache
+def translator(language: str) -> Translator:
+    return Translator(language if language in LANGUAGES else DEFAULT_LANGUAGE)

@@ -1,0 +1,196 @@
+"""Boards and menus as Telegram HTML and inline keyboards, in the reader's language.
+
+Nothing here talks to Telegram or the database: every function takes plain values and
+returns text or markup, so what a player sees can be tested directly.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+import engine
+from bot import callbacks
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
+from bot.storage import Record
+
+EMPTY = "⬜"
+# One emoji per tile exponent (index 1 is the 2 tile). Every entry is a single code point
+# with default emoji presentation, so every cell is exactly one glyph wide on every client.
+# 6×6 can in theory reach 2^37; the ladder covers that, and `tile_emoji` stays safe beyond.
+LADDER = (
+    EMPTY,
+    "🟦", "🟩", "🟨", "🟧", "🟥", "🟪", "🔵", "🟢", "🟡", "🟠",  # 2 … 1024
+    "⭐", "🔴", "🟣", "💠", "🔶", "💎", "👑", "🏆", "🚀", "🌈",  # 2048 … 2^20
+    "🔥", "⚡", "🌍", "🌙", "🌞", "🪐", "🌌", "🧿", "🎯", "🎲",  # 2^21 … 2^30
+    "🧩", "🦄", "🐉", "🍀", "🌋", "🗿", "🛸",  # 2^31 … 2^37
+)  # fmt: skip
+VIEWS = ("emoji", "numbers")
+ARROWS = {"up": "⬆️", "down": "⬇️", "left": "⬅️", "right": "➡️"}
+
+
+def tile_emoji(value: int) -> str:
+    exponent = value.bit_length() - 1 if value else 0
+    return LADDER[min(exponent, len(LADDER) - 1)]
+
+
+def tile_label(value: int) -> str:
+    """A tile in at most five characters: 65536 stays whole, 131072 becomes 128k, 2^20 is 1M."""
+    if value < 100_000:
+        return str(value)
+    for unit, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "k")):
+        if value >= unit:
+            return f"{value // unit}{suffix}"
+    raise AssertionError("unreachable")
+
+
+def size_name(t: Translator, size: int) -> str:
+    names = {
+        4: t._("Classic 4×4"),
+        5: t._("Large 5×5"),
+        6: t._("Expert 6×6"),
+    }
+    return names[size]
+
+
+def emoji_grid(game: engine.Game) -> list[str]:
+    return ["".join(tile_emoji(value) for value in row) for row in game.rows()]
+
+
+def legend(game: engine.Game) -> str:
+    values = sorted({value for value in game.board if value})
+    return "  ".join(f"{tile_emoji(value)} {tile_label(value)}" for value in values)
+
+
+def number_grid(game: engine.Game) -> str:
+    width = max(4, *(len(tile_label(value)) for value in game.board))
+    lines = [
+        " ".join((tile_label(value) if value else "·").rjust(width) for value in row)
+        for row in game.rows()
+    ]
+    return "<pre>" + "\n".join(lines) + "</pre>"
+
+
+def board_text(
+    t: Translator,
+    game: engine.Game,
+    *,
+    best: int,
+    view: str = "emoji",
+    owner_name: str | None = None,
+) -> str:
+    """The board message: title, grid, legend, score lines and a banner for win or game over."""
+    title = f"<b>2048</b> · {size_name(t, game.size)}"
+    if owner_name is not None:
+        title += " · " + t._("{name}'s game", name=escape(owner_name))
+    parts = [title, ""]
+    if view == "numbers":
+        parts.append(number_grid(game))
+    else:
+        parts.extend(emoji_grid(game))
+        parts.append(legend(game))
+    parts.append("")
+    parts.append(
+        t._(
+            "Score: <b>{score}</b> · Best: {best}",
+            score=t.number(game.score),
+            best=t.number(max(best, game.score)),
+        )
+    )
+    parts.append(
+        t.ngettext("{n} move", "{n} moves", game.moves)
+        + " · "
+        + t.ngettext("{n} undo left", "{n} undos left", game.undos_left)
+    )
+    banner = _banner(t, game)
+    if banner:
+        parts.extend(["", banner])
+    return "\n".join(parts)
+
+
+def _banner(t: Translator, game: engine.Game) -> str | None:
+    if game.awaiting_choice and game.win is not None:
+        return t.ngettext(
+            "🎉 <b>2048!</b> You made it in {n} move ({time}). "
+            "Keep going for a higher score, or start a new game.",
+            "🎉 <b>2048!</b> You made it in {n} moves ({time}). "
+            "Keep going for a higher score, or start a new game.",
+            game.win.moves,
+            time=t.duration(game.win.play_seconds),
+        )
+    if game.over:
+        if game.undos_left and game.history:
+            return t._("🏁 <b>Game over:</b> no tile can move. Undo a move or start a new game.")
+        return t._("🏁 <b>Game over:</b> no tile can move. Start a new game to play again.")
+    return None
+
+
+def _button(text: str, data: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+def board_keyboard(t: Translator, game_id: int, game: engine.Game) -> InlineKeyboardMarkup:
+    """A d-pad while playing; keep going / new game after a win; undo / new game at the end."""
+    new = _button("🆕 " + t._("New game"), callbacks.new_game())
+    undo = _button(
+        "↩️ " + t._("Undo ({n})", n=game.undos_left), callbacks.game_tap(game_id, "undo")
+    )
+    if game.awaiting_choice:
+        keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
+        return InlineKeyboardMarkup([[keep, new]])
+    if game.over:
+        can_undo = game.undos_left > 0 and bool(game.history)
+        return InlineKeyboardMarkup([[undo, new] if can_undo else [new]])
+
+    def arrow(direction: engine.Direction) -> InlineKeyboardButton:
+        return _button(ARROWS[direction], callbacks.game_tap(game_id, direction))
+
+    return InlineKeyboardMarkup(
+        [[arrow("up")], [arrow("left"), arrow("right")], [arrow("down")], [undo, new]]
+    )
+
+
+def size_menu(t: Translator) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[_button(size_name(t, size), callbacks.new_game(size))] for size in engine.SIZES]
+    )
+
+
+def language_menu() -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[_button(LANGUAGE_NAMES[code], callbacks.language(code)) for code in LANGUAGES]]
+    )
+
+
+def current_board_keyboard(t: Translator) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[_button("▶️ " + t._("My current game"), callbacks.CURRENT_BOARD)]])
+
+
+def records_text(t: Translator, records: dict[int, Record]) -> str:
+    """/best in a private chat: one block per board size the player has tried."""
+    if not records:
+        return t._("No records yet. Play a game with /new and your best scores will show up here.")
+    blocks = [t._("<b>Your records</b>")]
+    for size in engine.SIZES:
+        record = records.get(size)
+        if record is None:
+            continue
+        lines = [
+            f"<b>{size_name(t, size)}</b>",
+            t._("Best score: {score}", score=t.number(record.best_score)),
+            t.ngettext("{n} game played", "{n} games played", record.games_played)
+            + " · "
+            + t.ngettext("{n} won", "{n} won", record.games_won),
+            t._("Highest tile: {tile}", tile=str(record.highest_tile)),
+        ]
+        if record.fewest_moves_to_win is not None:
+            lines.append(
+                t._("Fewest moves to 2048: {moves}", moves=t.number(record.fewest_moves_to_win))
+            )
+        if record.fastest_win_seconds is not None:
+            lines.append(
+                t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds))
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -1,0 +1,112 @@
+"""The longer texts a player reads: welcome, rules, tips, help and the command menu.
+
+Each paragraph is its own catalog message so translators work on short, self-contained units.
+"""
+
+from __future__ import annotations
+
+from bot.i18n import Translator
+
+
+def welcome(t: Translator, name: str) -> str:
+    return t._(
+        "Hi {name}! Slide the tiles with the arrows, merge equal numbers and build a 2048 tile. "
+        "/rules explains everything, /new picks a board size.",
+        name=name,
+    )
+
+
+def rules(t: Translator) -> str:
+    return "\n\n".join(
+        [
+            t._("<b>How to play 2048</b>"),
+            t._(
+                "<b>Goal.</b> Merge tiles until one of them shows 2048. After that you may keep "
+                "going for 4096, 8192 and a higher score."
+            ),
+            t._(
+                "<b>Board.</b> Classic is 4×4, Large 5×5 and Expert 6×6. A game starts with two "
+                "tiles. Every new tile is a 2, or now and then (one time in ten) a 4, and lands on "
+                "a random empty cell."
+            ),
+            t._(
+                "<b>Moving.</b> Tap an arrow: every tile slides as far as it can that way, all "
+                "at once, and stops at the edge or against another tile. If nothing can slide "
+                "or merge that way, nothing happens and no tile appears. After every real move "
+                "one new tile appears."
+            ),
+            t._(
+                "<b>Merging.</b> Two equal tiles that run into each other become one tile worth "
+                "their sum. A tile merges only once per move, so 4 4 4 4 to the left becomes "
+                "8 8, not 16. Pairs are formed starting at the side you move toward: 4 4 4 to "
+                "the left gives 8 4, to the right 4 8. Gaps do not matter: 16 · · 16 to the left "
+                "gives 32."
+            ),
+            t._(
+                "<b>Score.</b> Every merge adds the value of the new tile: two 256s make 512 and "
+                "add 512 points. Sliding without merging scores nothing."
+            ),
+            t._(
+                "<b>Winning.</b> The first 2048 tile wins the game, on every board size. Your "
+                "moves and playing time at that moment go into your records. Then choose: keep "
+                "going on the same board, or start a new game."
+            ),
+            t._(
+                "<b>Game over.</b> Only when the board is full and no two neighbouring tiles in "
+                "a row or column are equal. Diagonal neighbours do not count."
+            ),
+            t._(
+                "<b>Undo.</b> You get five undos per game. Each one takes back your last move, "
+                "score and tile included, even after game over. Playing the same move again "
+                "brings the same new tile, so undo cannot fish for better luck."
+            ),
+            t._(
+                "<b>Saved.</b> Your game is saved after every move. /best shows your best score "
+                "per board size and your records."
+            ),
+        ]
+    )
+
+
+def tips(t: Translator) -> str:
+    return "\n\n".join(
+        [
+            t._("<b>Four tips from strong players</b>"),
+            t._(
+                "1. Park your biggest tile in a corner and keep it there. Lean on two "
+                "directions, use a third only when you must, and the fourth hardly ever."
+            ),
+            t._(
+                "2. Not every merge is a good one. Merging in the middle of the board can tear "
+                "apart a row you spent many moves building."
+            ),
+            t._(
+                "3. Watch out for a small tile boxed in by big ones. Free it while a matching "
+                "neighbour can still reach it."
+            ),
+            t._(
+                "4. Slow down when the board fills up. With two or three empty cells left, one "
+                "careless swipe can end the game."
+            ),
+        ]
+    )
+
+
+def help_text(t: Translator) -> str:
+    lines = [t._("<b>Commands</b>")]
+    lines += [f"/{command} – {description}" for command, description in commands(t)]
+    return "\n".join(lines)
+
+
+def commands(t: Translator) -> list[tuple[str, str]]:
+    """The command menu, in the order Telegram shows it."""
+    return [
+        ("start", t._("Show your current game")),
+        ("new", t._("Start a new game (4×4, 5×5 or 6×6)")),
+        ("rules", t._("How to play")),
+        ("tips", t._("Tips for a higher score")),
+        ("best", t._("Your best scores and records")),
+        ("view", t._("Switch between emoji and numbers")),
+        ("language", t._("Choose your language")),
+        ("help", t._("List the commands")),
+    ]

@@ -1,0 +1,100 @@
+"""What a player sees on the board message, independent of Telegram."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import engine
+from bot import render
+from bot.i18n import translator
+
+EN = translator("en")
+
+
+def _game(rows: list[list[int]], **changes) -> engine.Game:
+    board = tuple(value for row in rows for value in row)
+    return replace(engine.new_game(len(rows), 1, 0.0), board=board, **changes)
+
+
+def test_every_tile_up_to_the_largest_possible_has_its_own_emoji():
+    values = [1 << e for e in range(1, 38)]  # 2 … 2^37, the most a 6×6 board can hold
+    emojis = [render.tile_emoji(v) for v in values]
+    assert len(set(emojis)) == len(emojis)
+    assert render.EMPTY not in emojis
+    assert render.tile_emoji(131072) != render.tile_emoji(262144)
+
+
+def test_each_grid_line_is_exactly_one_emoji_per_cell():
+    game = _game([[2, 4, 8, 0, 0, 0], [131072, 0, 0, 0, 0, 0]] + [[0] * 6] * 4)
+    text = render.board_text(EN, game, best=0)
+    lines = text.split("\n")
+    grid = lines[2:8]
+    assert all(len(line) == 6 for line in grid)  # one code point per cell, nothing else
+    assert grid[1][0] == render.tile_emoji(131072)
+
+
+def test_legend_names_exactly_the_values_on_the_board():
+    game = _game([[2, 0, 0, 0], [0, 2048, 0, 0], [0, 0, 16, 0], [0, 0, 0, 0]])
+    legend = render.legend(game)
+    assert legend == "🟦 2  🟧 16  ⭐ 2048"
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [(2, "2"), (2048, "2048"), (65536, "65536"), (131072, "128k"), (1 << 20, "1M"),
+     (1 << 37, "128G")],
+)
+def test_compact_tile_labels(value, label):
+    assert render.tile_label(value) == label
+
+
+def test_numbers_view_columns_line_up_on_a_six_by_six_board():
+    game = _game(
+        [[65536, 2, 0, 0, 0, 0], [131072, 16384, 4, 0, 0, 0]] + [[0] * 6] * 3
+        + [[2, 4, 8, 16, 32, 64]]
+    )
+    text = render.board_text(EN, game, best=0, view="numbers")
+    grid = text.split("<pre>")[1].split("</pre>")[0].split("\n")
+    assert len(grid) == 6
+    assert len({len(line) for line in grid}) == 1
+    assert "65536" in grid[0] and "128k" in grid[1]
+
+
+def test_scores_are_formatted_per_language():
+    game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3, score=20480)
+    assert "20,480" in render.board_text(EN, game, best=0)
+    assert "20.480" in render.board_text(translator("de"), game, best=0)
+
+
+def test_win_banner_and_choice_keyboard():
+    game = _game(
+        [[2048, 2, 0, 0]] + [[0] * 4] * 3, win=engine.Win(900, 1234.0), ever_won=True, moves=900
+    )
+    text = render.board_text(EN, game, best=0)
+    assert "2048!" in text and "900 moves" in text and "20:34" in text
+    assert _button_texts(game) == ["▶️ Keep going", "🆕 New game"]
+
+
+def _button_texts(game: engine.Game) -> list[str]:
+    return [b.text for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row]
+
+
+def test_game_over_keyboard_offers_undo_only_when_one_is_left():
+    full = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]
+    snapshot = engine.game.Snapshot((0,) * 16, 0, 0, None, False)
+    with_undo = _game(full, history=(snapshot,), moves=1, undos_left=2)
+    without = _game(full, undos_left=0)
+    assert _button_texts(with_undo) == ["↩️ Undo (2)", "🆕 New game"]
+    assert _button_texts(without) == ["🆕 New game"]
+    assert "Game over" in render.board_text(EN, without, best=0)
+
+
+def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
+    game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
+    rows = [[b.text for b in row] for row in render.board_keyboard(EN, 1, game).inline_keyboard]
+    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo (5)", "🆕 New game"]]
+    data = [b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard
+            for b in row]
+    assert all(len(d.encode()) <= 64 for d in data)
