@@ -69,7 +69,7 @@ def slide(rows: list[list[int]], direction: str) -> tuple[list[list[int]], int]:
         raise EngineError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
     cells, size = _flatten(rows)
     after, gained = move(cells, size, direction)  # type: ignore[arg-type]
-    return [list(after[r * size:(r + 1) * size]) for r in range(size)], gained
+    return [list(after[r * size : (r + 1) * size]) for r in range(size)], gained
 
 
 def can_move(rows: list[list[int]]) -> bool:

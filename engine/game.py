@@ -15,6 +15,7 @@ from engine.spawn import spawn
 
 SIZES = (4, 5, 6)
 UNDO_LIMIT = 5
+SEED_LIMIT = 1 << 64  # seeds are 64-bit, so every seed fits the save format
 WIN_TILE = 2048
 # A gap between two actions counts as play for at most this long: a player who puts the
 # phone away for an hour has not played for an hour. One minute is ample thinking time for
@@ -36,9 +37,15 @@ class Outcome(StrEnum):
     KEPT_GOING = "kept_going"
     NOT_WON = "not_won"  # "keep going" on a game that is not waiting for that choice
 
+    @property
+    def changes_game(self) -> bool:
+        """True for outcomes that produce a new game state the caller must save and show."""
+        return self in _CHANGING
 
-CHANGED = frozenset({Outcome.MOVED, Outcome.WON, Outcome.GAME_OVER, Outcome.UNDONE,
-                     Outcome.KEPT_GOING})
+
+_CHANGING = frozenset(
+    {Outcome.MOVED, Outcome.WON, Outcome.GAME_OVER, Outcome.UNDONE, Outcome.KEPT_GOING}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +99,7 @@ class Game:
 
     def rows(self) -> list[list[int]]:
         n = self.size
-        return [list(self.board[r * n:(r + 1) * n]) for r in range(n)]
+        return [list(self.board[r * n : (r + 1) * n]) for r in range(n)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +110,15 @@ class Turn:
 
     @property
     def changed(self) -> bool:
-        return self.outcome in CHANGED
+        return self.outcome.changes_game
 
 
 def new_game(size: int, seed: int, now: float) -> Game:
     """A fresh game with its two opening tiles; `seed` decides every tile it will ever get."""
     if size not in SIZES:
         raise ValueError(f"board size must be one of {SIZES}, not {size!r}")
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
     board: Board = (0,) * (size * size)
     board = spawn(spawn(board, seed, 0), seed, 1)
     return Game(size=size, seed=seed, board=board, clock_at=now)
@@ -130,7 +139,7 @@ def play(game: Game, direction: Direction, now: float) -> Turn:
     moves = game.moves + 1
     after = spawn(after, game.seed, moves + 1)
     snapshot = Snapshot(game.board, game.score, game.moves, game.win, game.kept_going)
-    history = (*game.history, snapshot)[-game.undos_left:] if game.undos_left else ()
+    history = (*game.history, snapshot)[-game.undos_left :] if game.undos_left else ()
     played = _clock(game, now)
     won_now = game.win is None and max(after) >= WIN_TILE
     next_game = replace(

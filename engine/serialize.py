@@ -13,10 +13,10 @@ from typing import Any
 
 from engine.board import Board
 from engine.errors import EngineError
-from engine.game import SIZES, UNDO_LIMIT, Game, Snapshot, Win
+from engine.game import SEED_LIMIT, SIZES, UNDO_LIMIT, Game, Snapshot, Win
 
 FORMAT_VERSION = 1
-_SEED_LIMIT = 1 << 64
+_FIELDS = frozenset({"v", "n", "seed", "b", "sc", "mv", "ud", "h", "w", "kg", "ew", "pt", "ca"})
 
 
 def _exponents(board: Board) -> list[int]:
@@ -37,8 +37,7 @@ def to_dict(game: Game) -> dict[str, Any]:
         "mv": game.moves,
         "ud": game.undos_left,
         "h": [
-            [_exponents(s.board), s.score, s.moves, _win(s.win), s.kept_going]
-            for s in game.history
+            [_exponents(s.board), s.score, s.moves, _win(s.win), s.kept_going] for s in game.history
         ],
         "w": _win(game.win),
         "kg": game.kept_going,
@@ -111,17 +110,19 @@ def from_dict(data: Any) -> Game:
         for i, entry in enumerate(raw_history):
             if type(entry) is not list or len(entry) != 5:
                 raise EngineError(f"history entry {i} must have 5 fields")
-            history.append(Snapshot(
-                board=_board(entry[0], size, f"history board {i}"),
-                score=_score(entry[1], f"history score {i}"),
-                moves=_int(entry[2], f"history moves {i}", 0, 1 << 62),
-                win=_load_win(entry[3], f"history win {i}"),
-                kept_going=_bool(entry[4], f"history keep-going {i}"),
-            ))
+            history.append(
+                Snapshot(
+                    board=_board(entry[0], size, f"history board {i}"),
+                    score=_score(entry[1], f"history score {i}"),
+                    moves=_int(entry[2], f"history moves {i}", 0, 1 << 62),
+                    win=_load_win(entry[3], f"history win {i}"),
+                    kept_going=_bool(entry[4], f"history keep-going {i}"),
+                )
+            )
         clock_at = data["ca"]
         game = Game(
             size=size,
-            seed=_int(data["seed"], "seed", 0, _SEED_LIMIT - 1),
+            seed=_int(data["seed"], "seed", 0, SEED_LIMIT - 1),
             board=_board(data["b"], size, "board"),
             score=_score(data["sc"], "score"),
             moves=_int(data["mv"], "moves", 0, 1 << 62),
@@ -135,7 +136,7 @@ def from_dict(data: Any) -> Game:
         )
     except KeyError as missing:
         raise EngineError(f"saved game lacks the field {missing}") from None
-    if len(data) != len(to_dict(game)):
+    if data.keys() != _FIELDS:
         raise EngineError("saved game has unknown fields")
     _check_consistent(game)
     return game

@@ -1,0 +1,1 @@
+"""Speed figures, run as modules from the repository root: `python -m benchmarks.NAME`."""
