@@ -52,9 +52,7 @@ class GameService:
         self.storage = storage
         self._clock = clock
         self._new_seed = new_seed
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """One lock per chat: taps in a chat apply, and redraw, strictly in arrival order."""

@@ -133,9 +133,7 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
 def board_keyboard(t: Translator, game_id: int, game: engine.Game) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end."""
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
-    undo = _button(
-        "↩️ " + t._("Undo ({n})", n=game.undos_left), callbacks.game_tap(game_id, "undo")
-    )
+    undo = _button("↩️ " + t._("Undo ({n})", n=game.undos_left), callbacks.game_tap(game_id, "undo"))
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new]])
@@ -189,8 +187,6 @@ def records_text(t: Translator, records: dict[int, Record]) -> str:
                 t._("Fewest moves to 2048: {moves}", moves=t.number(record.fewest_moves_to_win))
             )
         if record.fastest_win_seconds is not None:
-            lines.append(
-                t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds))
-            )
+            lines.append(t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds)))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

@@ -43,8 +43,14 @@ def test_legend_names_exactly_the_values_on_the_board():
 
 @pytest.mark.parametrize(
     ("value", "label"),
-    [(2, "2"), (2048, "2048"), (65536, "65536"), (131072, "128k"), (1 << 20, "1M"),
-     (1 << 37, "128G")],
+    [
+        (2, "2"),
+        (2048, "2048"),
+        (65536, "65536"),
+        (131072, "128k"),
+        (1 << 20, "1M"),
+        (1 << 37, "128G"),
+    ],
 )
 def test_compact_tile_labels(value, label):
     assert render.tile_label(value) == label
@@ -52,7 +58,8 @@ def test_compact_tile_labels(value, label):
 
 def test_numbers_view_columns_line_up_on_a_six_by_six_board():
     game = _game(
-        [[65536, 2, 0, 0, 0, 0], [131072, 16384, 4, 0, 0, 0]] + [[0] * 6] * 3
+        [[65536, 2, 0, 0, 0, 0], [131072, 16384, 4, 0, 0, 0]]
+        + [[0] * 6] * 3
         + [[2, 4, 8, 16, 32, 64]]
     )
     text = render.board_text(EN, game, best=0, view="numbers")
@@ -95,6 +102,7 @@ def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
     rows = [[b.text for b in row] for row in render.board_keyboard(EN, 1, game).inline_keyboard]
     assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo (5)", "🆕 New game"]]
-    data = [b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard
-            for b in row]
+    data = [
+        b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row
+    ]
     assert all(len(d.encode()) <= 64 for d in data)

@@ -67,7 +67,7 @@ async def _answer_tap(
 
 
 async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """"New game" on a board opens the size menu; a size in that menu becomes the new board."""
+    """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
     player, t = await reader(context, update)
     size = callbacks.parse_new_game(query.data)

@@ -82,8 +82,9 @@ async def edit_board(
         if "not modified" in description:
             return
         if "message to edit not found" in description:
-            log.info("board message %s in chat %s is gone; sending a new one",
-                     message_id, stored.chat_id)
+            log.info(
+                "board message %s in chat %s is gone; sending a new one", message_id, stored.chat_id
+            )
             await send_board(bot, svc, stored, t, view)
             return
         raise

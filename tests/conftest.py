@@ -1,0 +1,154 @@
+"""End-to-end harness: the real Application, the Bot API emulator on 127.0.0.1, real SQLite.
+
+Tests act as Telegram users through the emulator and look only at what the bot sent, plus the
+database where a test needs to set up a position (a board one merge from 2048, say).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from bot.app import build_application
+from bot.config import Config
+from bot.emulator import FakeBotApi, StoredMessage
+from bot.runner import polling
+from bot.storage import Storage
+
+
+class RunningBot:
+    """One bot process's worth of Application, restartable against the same database."""
+
+    def __init__(self, api: FakeBotApi, database: Path) -> None:
+        self.api = api
+        self.database = database
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    async def start(self) -> None:
+        config = Config(token=self.api.token, base_url=self.api.base_url, database=self.database)
+        self.application = build_application(config)
+        self._stack = contextlib.AsyncExitStack()
+        await self._stack.enter_async_context(polling(self.application, poll_timeout=1))
+
+    async def stop(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+
+@pytest.fixture
+async def api():
+    async with FakeBotApi() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(api, tmp_path):
+    running = RunningBot(api, tmp_path / "bot.sqlite3")
+    await running.start()
+    yield running
+    await running.stop()
+
+
+class User:
+    """A Telegram user talking to the bot, in their private chat unless told otherwise."""
+
+    def __init__(self, api: FakeBotApi, user_id: int, first_name: str, language: str = "en"):
+        self.api = api
+        self.id = user_id
+        self.first_name = first_name
+        api.add_user(user_id, first_name, language_code=language)
+
+    async def send(self, text: str, replies: int = 1, chat_id: int | None = None) -> list[str]:
+        """Send a message and return the texts of the next `replies` messages the bot sends."""
+        chat = self.id if chat_id is None else chat_id
+        self.api.send_text(self.id, chat, text)
+        sent = [await self.api.wait_request("sendMessage", chat_id=chat) for _ in range(replies)]
+        return [self.api.stored_message(chat, r.result["message_id"]).text for r in sent]
+
+    async def open_board(self, text: str = "/start", replies: int = 2) -> StoredMessage:
+        """Send a command that ends with a board, and return that board message."""
+        await self.send(text, replies=replies)
+        return self.board()
+
+    def board(self, chat_id: int | None = None) -> StoredMessage:
+        message = self.api.last_bot_message(self.id if chat_id is None else chat_id)
+        assert message is not None
+        return self.api.stored_message(message["chat"]["id"], message["message_id"])
+
+    async def tap(
+        self, message: StoredMessage, label: str, *, edit: bool = True
+    ) -> tuple[dict[str, Any], StoredMessage]:
+        """Tap the button whose text starts with `label`; return the toast and the message."""
+        data = button_data(message, label)
+        return await self.tap_data(message, data, edit=edit)
+
+    async def tap_data(
+        self, message: StoredMessage, data: str, *, edit: bool = False, strict: bool = True
+    ) -> tuple[dict[str, Any], StoredMessage]:
+        query = self.api.tap(self.id, message.chat_id, message.message_id, data, strict=strict)
+        answer = await self.api.wait_answer(query)
+        if edit:
+            await self.api.wait_request(
+                "editMessageText", chat_id=message.chat_id, message_id=message.message_id
+            )
+        current = self.api.stored_message(message.chat_id, message.message_id)
+        assert current is not None
+        return answer, current
+
+
+def buttons(message: StoredMessage) -> dict[str, str]:
+    markup = message.reply_markup or {"inline_keyboard": []}
+    return {
+        button["text"]: button.get("callback_data", button.get("url", ""))
+        for row in markup["inline_keyboard"]
+        for button in row
+    }
+
+
+def button_data(message: StoredMessage, label: str) -> str:
+    matches = [data for text, data in buttons(message).items() if text.startswith(label)]
+    assert len(matches) == 1, f"no single button {label!r} in {list(buttons(message))}"
+    return matches[0]
+
+
+def grid(message: StoredMessage) -> list[str]:
+    """The emoji grid lines of a board message (between the title and the legend)."""
+    lines = message.text.split("\n")
+    size = len(lines[2])
+    return lines[2 : 2 + size]
+
+
+async def put_board(
+    database: Path, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
+) -> engine.Game:
+    """Rewrite a player's running game through the storage layer, as a test set-up step."""
+    store = await Storage.open(database)
+    try:
+        stored = await store.active_game(chat_id, owner_id)
+        assert stored is not None
+        game = replace(stored.game, board=tuple(v for row in rows for v in row), **changes)
+        async with store.transaction():
+            await store.update_game(stored.id, game, 0.0, played_counted=stored.played_counted)
+    finally:
+        await store.close()
+    return game
+
+
+async def stored_game(database: Path, chat_id: int, owner_id: int) -> engine.Game:
+    store = await Storage.open(database)
+    try:
+        stored = await store.active_game(chat_id, owner_id)
+    finally:
+        await store.close()
+    assert stored is not None
+    return stored.game

@@ -1,0 +1,77 @@
+"""`python -m bot` as an operator runs it: configuration errors, a real run, a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import User, grid
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
+    env.update(values)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [(None, "TELEGRAM_BOT_TOKEN is not set"), ("not-a-token", "does not look like a bot token")],
+)
+def test_a_missing_or_malformed_token_is_one_clear_line_and_exit_code_2(token, message):
+    env = _env() if token is None else _env(TELEGRAM_BOT_TOKEN=token)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=_env(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(database),
+            LOG_LEVEL="WARNING",
+        ),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        await api.wait_request("setMyCommands", timeout=30)
+        anna = User(api, 101, "Anna", "de")
+        board = await anna.open_board()
+        assert "Punkte" in board.text and len(grid(board)) == 4
+        _, board = await anna.tap(board, "🆕", edit=False)
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    stderr = (await process.stderr.read()).decode()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+    with sqlite3.connect(database) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert raw.execute("SELECT count(*) FROM games WHERE owner_id = 101").fetchone()[0] == 1
