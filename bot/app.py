@@ -9,8 +9,10 @@ from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from bot import handlers, texts
+from bot.challenges import ChallengeService
 from bot.config import Config
 from bot.games import GameService
+from bot.handlers.challenges import reschedule_open_challenges
 from bot.handlers.common import Services
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.storage import Storage
@@ -47,8 +49,14 @@ def build_application(config: Config) -> Application:
 
     async def post_init(application: Application) -> None:
         storage = await Storage.open(config.database)
-        application.bot_data["services"] = Services(storage=storage, games=GameService(storage))
+        application.bot_data["services"] = Services(
+            storage=storage,
+            games=GameService(storage),
+            challenges=ChallengeService(storage),
+            card_interval=config.card_interval,
+        )
         await _set_command_menus(application)
+        await reschedule_open_challenges(application)
         log.info("bot @%s ready, database %s", application.bot.username, config.database)
 
     async def post_shutdown(application: Application) -> None:

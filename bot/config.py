@@ -21,6 +21,8 @@ class Config:
     base_url: str | None = None
     database: Path = Path("bot2048.sqlite3")
     log_level: str = "INFO"
+    # Seconds between two edits of one challenge card (tests shorten it; not an env setting).
+    card_interval: float = 20.0
 
 
 def load_config(env: Mapping[str, str]) -> Config:

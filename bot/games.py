@@ -25,6 +25,7 @@ class TapStatus(StrEnum):
     UNKNOWN_GAME = "unknown_game"  # no such game: forged or from a wiped database
     NOT_YOURS = "not_yours"  # someone else's board
     OLD_GAME = "old_game"  # a finished or replaced game
+    CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,8 @@ class GameService:
                 return TapResult(TapStatus.UNKNOWN_GAME)
             if stored.owner_id != user_id:
                 return TapResult(TapStatus.NOT_YOURS, stored)
+            if stored.closes_at is not None and now >= stored.closes_at:
+                return TapResult(TapStatus.CHALLENGE_OVER, stored)
             if not stored.active:
                 return TapResult(TapStatus.OLD_GAME, stored)
             before = stored.game
@@ -105,7 +108,7 @@ class GameService:
             after = turn.game
             new_play = not stored.played_counted and after.moves > 0
             played_counted = stored.played_counted or new_play
-            await self.storage.update_game(game_id, after, now, played_counted=played_counted)
+            await self.storage.update_game(stored, after, now, played_counted=played_counted)
             won = turn.outcome is engine.Outcome.WON
             await self.storage.add_to_records(
                 stored.owner_id,

@@ -79,11 +79,14 @@ def board_text(
     best: int,
     view: str = "emoji",
     owner_name: str | None = None,
+    challenge_title: str | None = None,
 ) -> str:
     """The board message: title, grid, legend, score lines and a banner for win or game over."""
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner_name is not None:
         title += " · " + t._("{name}'s game", name=escape(owner_name))
+    if challenge_title is not None:
+        title = "🏆 " + title + " · " + t._("challenge in {title}", title=escape(challenge_title))
     parts = [title, ""]
     if view == "numbers":
         parts.append(number_grid(game))

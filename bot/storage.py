@@ -27,6 +27,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             language TEXT,
             view TEXT NOT NULL DEFAULT 'emoji'
         )""",
+        """CREATE TABLE challenges (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id INTEGER NOT NULL,
+            chat_title TEXT NOT NULL,
+            language TEXT NOT NULL,
+            creator_id INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            seed INTEGER NOT NULL,
+            token TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            ends_at REAL NOT NULL,
+            message_id INTEGER,
+            finished INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX challenges_open ON challenges (finished, ends_at)",
         """CREATE TABLE games (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             chat_id INTEGER NOT NULL,
@@ -36,11 +51,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             active INTEGER NOT NULL DEFAULT 1,
             message_id INTEGER,
             played_counted INTEGER NOT NULL DEFAULT 0,
+            challenge_id INTEGER REFERENCES challenges (id),
+            closes_at REAL,
+            score INTEGER NOT NULL DEFAULT 0,
+            highest INTEGER NOT NULL DEFAULT 0,
+            moves INTEGER NOT NULL DEFAULT 0,
+            score_at REAL NOT NULL,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL
         )""",
+        # A player has one running ordinary game per chat, and one entry per challenge.
         """CREATE UNIQUE INDEX games_one_active
-            ON games (chat_id, owner_id) WHERE active = 1""",
+            ON games (chat_id, owner_id) WHERE active = 1 AND challenge_id IS NULL""",
+        """CREATE UNIQUE INDEX games_one_entry
+            ON games (challenge_id, owner_id) WHERE challenge_id IS NOT NULL""",
+        "CREATE INDEX games_leaderboard ON games (chat_id, size, score)",
+        """CREATE TABLE chats (
+            chat_id INTEGER PRIMARY KEY,
+            language TEXT
+        )""",
         """CREATE TABLE records (
             user_id INTEGER NOT NULL,
             size INTEGER NOT NULL,
@@ -74,6 +103,9 @@ class StoredGame:
     active: bool
     message_id: int | None
     played_counted: bool
+    challenge_id: int | None = None
+    # A challenge entry takes no moves from this moment on, even before the end job runs.
+    closes_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +119,42 @@ class Record:
     fastest_win_seconds: float | None = None
 
 
-_GAME_COLUMNS = "id, chat_id, owner_id, state, active, message_id, played_counted"
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    chat_id: int
+    chat_title: str
+    language: str  # the card's language when the group has not chosen one
+    creator_id: int
+    size: int
+    seed: int
+    token: str
+    ends_at: float
+    message_id: int | None
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of a leaderboard; ties are broken by highest tile, fewer moves, then time."""
+
+    rank: int
+    user_id: int
+    name: str
+    score: int
+    highest: int
+    moves: int
+
+
+_GAME_COLUMNS = (
+    "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at"
+)
+_CHALLENGE_COLUMNS = (
+    "id, chat_id, chat_title, language, creator_id, size, seed, token, ends_at, message_id, "
+    "finished"
+)
+# Best first: score, then highest tile, then fewer moves, then whoever got there first.
+_RANKING = "score DESC, highest DESC, moves ASC, score_at ASC"
 
 
 def _game_from_row(row: aiosqlite.Row) -> StoredGame:
@@ -99,7 +166,13 @@ def _game_from_row(row: aiosqlite.Row) -> StoredGame:
         active=bool(row[4]),
         message_id=row[5],
         played_counted=bool(row[6]),
+        challenge_id=row[7],
+        closes_at=row[8],
     )
+
+
+def _challenge_from_row(row: aiosqlite.Row) -> Challenge:
+    return Challenge(*row[:10], finished=bool(row[10]))
 
 
 def _dump(game: engine.Game) -> str:
@@ -208,27 +281,59 @@ class Storage:
 
     async def active_game(self, chat_id: int, owner_id: int) -> StoredGame | None:
         async with self._db.execute(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND owner_id = ? AND active = 1",
+            f"SELECT {_GAME_COLUMNS} FROM games "
+            "WHERE chat_id = ? AND owner_id = ? AND active = 1 AND challenge_id IS NULL",
             (chat_id, owner_id),
         ) as cursor:
             row = await cursor.fetchone()
         return None if row is None else _game_from_row(row)
 
-    async def insert_game(self, chat_id: int, owner_id: int, game: engine.Game, now: float) -> int:
+    async def insert_game(
+        self,
+        chat_id: int,
+        owner_id: int,
+        game: engine.Game,
+        now: float,
+        challenge: Challenge | None = None,
+    ) -> int:
         cursor = await self._db.execute(
-            "INSERT INTO games (chat_id, owner_id, size, state, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (chat_id, owner_id, game.size, _dump(game), now, now),
+            "INSERT INTO games (chat_id, owner_id, size, state, challenge_id, closes_at, "
+            "highest, score_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chat_id,
+                owner_id,
+                game.size,
+                _dump(game),
+                challenge.id if challenge else None,
+                challenge.ends_at if challenge else None,
+                game.highest,
+                now,
+                now,
+                now,
+            ),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
     async def update_game(
-        self, game_id: int, game: engine.Game, now: float, *, played_counted: bool
+        self, stored: StoredGame, game: engine.Game, now: float, *, played_counted: bool
     ) -> None:
+        """Save a game's new state; `score_at` moves only when the score does (for ties)."""
         await self._db.execute(
-            "UPDATE games SET state = ?, played_counted = ?, updated_at = ? WHERE id = ?",
-            (_dump(game), int(played_counted), now, game_id),
+            "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
+            "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ? "
+            "WHERE id = ?",
+            (
+                _dump(game),
+                int(played_counted),
+                game.score,
+                game.highest,
+                game.moves,
+                game.score,
+                now,
+                now,
+                stored.id,
+            ),
         )
 
     async def deactivate_game(self, game_id: int) -> None:
@@ -294,3 +399,128 @@ class Storage:
                 won_now.play_seconds if won_now else None,
             ),
         )
+
+    # Group chats
+
+    async def chat_language(self, chat_id: int) -> str | None:
+        async with self._db.execute(
+            "SELECT language FROM chats WHERE chat_id = ?", (chat_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else row[0]
+
+    async def set_chat_language(self, chat_id: int, language: str) -> None:
+        async with self.transaction():
+            await self._db.execute(
+                "INSERT INTO chats (chat_id, language) VALUES (?, ?) "
+                "ON CONFLICT (chat_id) DO UPDATE SET language = excluded.language",
+                (chat_id, language),
+            )
+
+    async def _standings(
+        self, games_filter: str, params: tuple[object, ...], limit: int, asker: int | None
+    ) -> list[Standing]:
+        """The top `limit` players (each by their best game) plus the asker's own line."""
+        query = f"""
+            WITH best AS (
+                SELECT owner_id, score, highest, moves, score_at,
+                       ROW_NUMBER() OVER (PARTITION BY owner_id ORDER BY {_RANKING}) AS pick
+                FROM games WHERE moves > 0 AND {games_filter}
+            ), ranked AS (
+                SELECT owner_id, score, highest, moves,
+                       ROW_NUMBER() OVER (ORDER BY {_RANKING}, owner_id) AS rank
+                FROM best WHERE pick = 1
+            )
+            SELECT rank, owner_id, coalesce(players.name, ''), score, highest, moves
+            FROM ranked LEFT JOIN players ON players.user_id = ranked.owner_id
+            WHERE rank <= ? OR owner_id = ?
+            ORDER BY rank"""
+        async with self._db.execute(query, (*params, limit, asker)) as cursor:
+            rows = await cursor.fetchall()
+        return [Standing(*row) for row in rows]
+
+    async def group_leaderboard(
+        self, chat_id: int, size: int, limit: int, asker: int | None = None
+    ) -> list[Standing]:
+        return await self._standings(
+            "chat_id = ? AND size = ? AND challenge_id IS NULL", (chat_id, size), limit, asker
+        )
+
+    # Challenges
+
+    async def insert_challenge(
+        self,
+        chat_id: int,
+        chat_title: str,
+        language: str,
+        creator_id: int,
+        size: int,
+        seed: int,
+        token: str,
+        now: float,
+        ends_at: float,
+    ) -> Challenge:
+        async with self.transaction():
+            cursor = await self._db.execute(
+                "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
+                "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
+            )
+        assert cursor.lastrowid is not None
+        challenge = await self.challenge(cursor.lastrowid)
+        assert challenge is not None
+        return challenge
+
+    async def challenge(self, challenge_id: int) -> Challenge | None:
+        async with self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else _challenge_from_row(row)
+
+    async def open_challenges(self) -> list[Challenge]:
+        async with self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE finished = 0 ORDER BY ends_at"
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [_challenge_from_row(row) for row in rows]
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        async with self.transaction():
+            await self._db.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+
+    async def finish_challenge(self, challenge_id: int) -> bool:
+        """Close a challenge and its entries; False if it was already closed (run once)."""
+        async with self.transaction():
+            cursor = await self._db.execute(
+                "UPDATE challenges SET finished = 1 WHERE id = ? AND finished = 0",
+                (challenge_id,),
+            )
+            if cursor.rowcount != 1:
+                return False
+            await self._db.execute(
+                "UPDATE games SET active = 0 WHERE challenge_id = ?", (challenge_id,)
+            )
+        return True
+
+    async def challenge_entry(self, challenge_id: int, owner_id: int) -> StoredGame | None:
+        async with self._db.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE challenge_id = ? AND owner_id = ?",
+            (challenge_id, owner_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else _game_from_row(row)
+
+    async def challenge_standings(
+        self, challenge_id: int, limit: int, asker: int | None = None
+    ) -> list[Standing]:
+        return await self._standings("challenge_id = ?", (challenge_id,), limit, asker)
+
+    async def challenge_players(self, challenge_id: int) -> int:
+        async with self._db.execute(
+            "SELECT count(*) FROM games WHERE challenge_id = ?", (challenge_id,)
+        ) as cursor:
+            (count,) = await cursor.fetchone()  # type: ignore[misc]
+        return count

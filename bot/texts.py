@@ -106,6 +106,7 @@ def commands(t: Translator) -> list[tuple[str, str]]:
         ("rules", t._("How to play")),
         ("tips", t._("Tips for a higher score")),
         ("best", t._("Your best scores and records")),
+        ("challenge", t._("Challenge the group: same tiles for everyone")),
         ("view", t._("Switch between emoji and numbers")),
         ("language", t._("Choose your language")),
         ("help", t._("List the commands")),

@@ -24,13 +24,19 @@ from bot.storage import Storage
 class RunningBot:
     """One bot process's worth of Application, restartable against the same database."""
 
-    def __init__(self, api: FakeBotApi, database: Path) -> None:
+    def __init__(self, api: FakeBotApi, database: Path, card_interval: float = 0.3) -> None:
         self.api = api
         self.database = database
+        self.card_interval = card_interval
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
-        config = Config(token=self.api.token, base_url=self.api.base_url, database=self.database)
+        config = Config(
+            token=self.api.token,
+            base_url=self.api.base_url,
+            database=self.database,
+            card_interval=self.card_interval,
+        )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()
         await self._stack.enter_async_context(polling(self.application, poll_timeout=1))
@@ -75,10 +81,12 @@ class User:
         sent = [await self.api.wait_request("sendMessage", chat_id=chat) for _ in range(replies)]
         return [self.api.stored_message(chat, r.result["message_id"]).text for r in sent]
 
-    async def open_board(self, text: str = "/start", replies: int = 2) -> StoredMessage:
+    async def open_board(
+        self, text: str = "/start", replies: int = 2, chat_id: int | None = None
+    ) -> StoredMessage:
         """Send a command that ends with a board, and return that board message."""
-        await self.send(text, replies=replies)
-        return self.board()
+        await self.send(text, replies=replies, chat_id=chat_id)
+        return self.board(chat_id)
 
     def board(self, chat_id: int | None = None) -> StoredMessage:
         message = self.api.last_bot_message(self.id if chat_id is None else chat_id)
@@ -138,7 +146,7 @@ async def put_board(
         assert stored is not None
         game = replace(stored.game, board=tuple(v for row in rows for v in row), **changes)
         async with store.transaction():
-            await store.update_game(stored.id, game, 0.0, played_counted=stored.played_counted)
+            await store.update_game(stored, game, 0.0, played_counted=stored.played_counted)
     finally:
         await store.close()
     return game

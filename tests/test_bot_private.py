@@ -192,7 +192,17 @@ async def test_command_menu_is_set_per_language(api, bot, language, description)
     user = User(api, 103, "Lou", language)
     menu = {c["command"]: c["description"] for c in api.commands_for(user.id, user.id)}
     assert menu["rules"] == description
-    assert set(menu) == {"start", "new", "rules", "tips", "best", "view", "language", "help"}
+    assert set(menu) == {
+        "start",
+        "new",
+        "rules",
+        "tips",
+        "best",
+        "challenge",
+        "view",
+        "language",
+        "help",
+    }
 
 
 async def test_language_choice_overrides_telegrams_language(api, bot):

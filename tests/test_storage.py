@@ -101,7 +101,7 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
         stored.game, board=(1024, 1024, 0, 0, 2, 0, 0, 0) + (0,) * 8, score=19_000, moves=800
     )
     async with storage.transaction():
-        await storage.update_game(stored.id, one_merge_from_win, 0.0, played_counted=False)
+        await storage.update_game(stored, one_merge_from_win, 0.0, played_counted=False)
     won = await svc.tap(10, 10, stored.id, "left")
     assert won.outcome is engine.Outcome.WON
     await svc.tap(10, 10, stored.id, "undo")

@@ -8,7 +8,8 @@ from telegram.ext import ContextTypes
 import engine
 from bot import callbacks, render
 from bot.games import TapResult, TapStatus
-from bot.handlers.common import edit_board, reader, send_board, services
+from bot.handlers import challenges, groups
+from bot.handlers.common import Audience, audience, edit_board, send_board, services
 from bot.i18n import Translator, translator
 
 
@@ -17,7 +18,7 @@ def _query(update: Update) -> CallbackQuery:
     return update.callback_query
 
 
-def _refusal(t: Translator, outcome: engine.Outcome | None) -> str | None:
+def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     """The toast for a tap the engine did not apply, or for a notable move."""
     toasts = {
         engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
@@ -38,30 +39,34 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if tap is None or message is None:
         await on_unknown_button(update, context)
         return
-    player, t = await reader(context, update)
+    aud = await audience(context, update)
     svc = services(context)
     async with svc.games.chat_lock(message.chat.id):
         result = await svc.games.tap(message.chat.id, query.from_user.id, tap.game_id, tap.action)
-        await _answer_tap(update, context, result, t)
+        await _answer_tap(update, context, result, aud)
         if result.changed and result.stored is not None:
-            await edit_board(context.bot, svc, result.stored, message.message_id, t, player.view)
+            await edit_board(
+                context.bot, svc, result.stored, message.message_id, aud.post, aud.player.view
+            )
+            if result.stored.challenge_id is not None:
+                challenges.card_changed(context, result.stored.challenge_id)
 
 
 async def _answer_tap(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, result: TapResult, t: Translator
+    update: Update, context: ContextTypes.DEFAULT_TYPE, result: TapResult, aud: Audience
 ) -> None:
-    query = _query(update)
+    query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
-        await query.answer(_refusal(t, result.outcome))
+        await query.answer(_toast(t, result.outcome))
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
         owner = await services(context).storage.player(result.stored.owner_id)
-        await query.answer(
-            t._("This is {name}'s game. /new starts your own.", name=owner.name), show_alert=True
-        )
+        await query.answer(t._("This is {name}'s game. /new starts your own.", name=owner.name))
+    elif result.status is TapStatus.CHALLENGE_OVER:
+        await query.answer(t._("This challenge has ended. Your score counts as it stands."))
     elif result.status is TapStatus.OLD_GAME:
         await query.answer(t._("This board is from a game that has ended."))
-        await query.edit_message_reply_markup(render.current_board_keyboard(t))
+        await query.edit_message_reply_markup(render.current_board_keyboard(aud.post))
     else:
         await query.answer(t._("This board is no longer available. /start shows your game."))
 
@@ -69,45 +74,59 @@ async def _answer_tap(
 async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
-    player, t = await reader(context, update)
+    aud = await audience(context, update)
     size = callbacks.parse_new_game(query.data)
-    message = query.message
-    assert message is not None
     if size is None:
         await query.answer()
         await context.bot.send_message(
-            message.chat.id, t._("Pick a board size:"), reply_markup=render.size_menu(t)
+            aud.chat_id, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
         )
         return
+    message = query.message
+    assert message is not None
     svc = services(context)
-    async with svc.games.chat_lock(message.chat.id):
-        stored = await svc.games.start(message.chat.id, query.from_user.id, size)
+    async with svc.games.chat_lock(aud.chat_id):
+        stored = await svc.games.start(aud.chat_id, query.from_user.id, size)
         await query.answer()
-        await edit_board(context.bot, svc, stored, message.message_id, t, player.view)
+        if aud.in_group:  # the menu is shared: leave it for others, post the board anew
+            await send_board(context.bot, svc, stored, aud.post, aud.player.view)
+        else:
+            await edit_board(
+                context.bot, svc, stored, message.message_id, aud.post, aud.player.view
+            )
 
 
 async def on_language_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """In private the player's language; in a group the group's, for its admins only."""
     query = _query(update)
     code = callbacks.parse_language(query.data)
-    await services(context).storage.set_language(query.from_user.id, code)
+    aud = await audience(context, update)
+    storage = services(context).storage
     t = translator(code)
-    await query.answer(t._("I'll speak English with you from now on."))
-    await query.edit_message_text(t._("I'll speak English with you from now on."))
+    if aud.in_group:
+        if not await groups.is_admin(context, aud.chat_id, query.from_user.id):
+            await query.answer(aud.own._("Only the group's admins can change its language."))
+            return
+        await storage.set_chat_language(aud.chat_id, code)
+        confirmation = t._("From now on I'll post in English in this group.")
+    else:
+        await storage.set_language(query.from_user.id, code)
+        confirmation = t._("I'll speak English with you from now on.")
+    await query.answer(confirmation)
+    await query.edit_message_text(confirmation)
 
 
 async def on_current_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     query = _query(update)
-    player, t = await reader(context, update)
+    aud = await audience(context, update)
     svc = services(context)
-    message = query.message
-    assert message is not None
     await query.answer()
-    stored = await svc.games.current_or_start(message.chat.id, query.from_user.id)
-    await send_board(context.bot, svc, stored, t, player.view)
+    stored = await svc.games.current_or_start(aud.chat_id, query.from_user.id)
+    await send_board(context.bot, svc, stored, aud.post, aud.player.view)
 
 
 async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Forged, garbled or long-retired button data: say so, touch nothing."""
     query = _query(update)
-    _, t = await reader(context, update)
+    t = (await audience(context, update)).own
     await query.answer(t._("This button doesn't work any more. /start shows your game."))

@@ -1,4 +1,4 @@
-"""What every handler needs: the services, the reader's language, and drawing a board."""
+"""What every handler needs: the services, who is asking in which language, drawing a board."""
 
 from __future__ import annotations
 
@@ -6,22 +6,28 @@ import logging
 from dataclasses import dataclass, field
 
 from telegram import Bot, Message, Update, User
+from telegram.constants import ChatType
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot import render
+from bot.challenges import ChallengeService
 from bot.games import GameService
 from bot.i18n import Translator, resolve_language, translator
 from bot.storage import Player, Storage, StoredGame
 
 log = logging.getLogger(__name__)
 NAME_LIMIT = 64
+GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
 @dataclass
 class Services:
     storage: Storage
     games: GameService
+    challenges: ChallengeService
+    # Seconds between two edits of one challenge card: a few a minute, whatever the load.
+    card_interval: float = 20.0
     # Names already saved, so an unchanged name costs no database write per update.
     known_names: dict[int, str] = field(default_factory=dict)
 
@@ -30,21 +36,39 @@ def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
     return context.bot_data["services"]
 
 
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """Who sent an update, and the languages to answer in.
+
+    `own` is the sender's language, for toasts meant for them alone; `post` is what the bot
+    writes into the chat: the group's language when its admins chose one, else `own`.
+    """
+
+    player: Player
+    own: Translator
+    post: Translator
+    chat_id: int
+    in_group: bool
+
+
 def display_name(user: User) -> str:
     return user.full_name[:NAME_LIMIT]
 
 
-async def reader(context: ContextTypes.DEFAULT_TYPE, update: Update) -> tuple[Player, Translator]:
-    """The player behind an update and a translator in their language."""
-    user = update.effective_user
-    assert user is not None
+async def audience(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Audience:
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
     svc = services(context)
     name = display_name(user)
     if svc.known_names.get(user.id) != name:
         await svc.storage.remember_name(user.id, name)
         svc.known_names[user.id] = name
     player = await svc.storage.player(user.id)
-    return player, translator(resolve_language(player.language, user.language_code))
+    own = translator(resolve_language(player.language, user.language_code))
+    in_group = chat.type in GROUP_TYPES
+    group_language = await svc.storage.chat_language(chat.id) if in_group else None
+    post = translator(group_language) if group_language else own
+    return Audience(player, own, post, chat.id, in_group)
 
 
 async def board_message(
@@ -54,7 +78,18 @@ async def board_message(
     owner_name = None
     if stored.chat_id != stored.owner_id:
         owner_name = (await svc.storage.player(stored.owner_id)).name
-    text = render.board_text(t, stored.game, best=best, view=view, owner_name=owner_name)
+    challenge_title = None
+    if stored.challenge_id is not None:
+        challenge = await svc.storage.challenge(stored.challenge_id)
+        challenge_title = challenge.chat_title if challenge else None
+    text = render.board_text(
+        t,
+        stored.game,
+        best=best,
+        view=view,
+        owner_name=owner_name,
+        challenge_title=challenge_title,
+    )
     return text, render.board_keyboard(t, stored.id, stored.game)
 
 
@@ -83,7 +118,9 @@ async def edit_board(
             return
         if "message to edit not found" in description:
             log.info(
-                "board message %s in chat %s is gone; sending a new one", message_id, stored.chat_id
+                "board message %s in chat %s is gone; sending a new one",
+                message_id,
+                stored.chat_id,
             )
             await send_board(bot, svc, stored, t, view)
             return
