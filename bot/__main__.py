@@ -1,28 +1,88 @@
-"""`python -m bot`: run the bot with long polling, configured from the environment."""
+"""`python -m bot`: run the bot with long polling, configured from the environment.
+
+`python -m bot --playground [--port 8080]` runs it instead against a local Telegram
+stand-in with a web page: no token, no network.
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import logging
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from telegram import Update
 
 from bot.app import build_application
-from bot.config import ConfigError, load_config
+from bot.config import ConfigError, load_config, load_log_level
+
+PLAYGROUND_DATABASE = "playground.sqlite3"
 
 
-def main() -> int:
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="2048 on Telegram. Without options: run the bot (TELEGRAM_BOT_TOKEN).",
+    )
+    parser.add_argument(
+        "--playground",
+        action="store_true",
+        help="try the bot in your browser against a local Telegram stand-in (no token needed)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="the playground's web port on 127.0.0.1 (default 8080; 0 picks a free one)",
+    )
+    return parser
+
+
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs every request at INFO; that is noise for an operator.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def _playground(port: int, env: Mapping[str, str]) -> int:
+    from bot.playground import PlaygroundError, run_playground
+
+    try:
+        log_level = load_log_level(env)
+    except ConfigError as error:
+        print(f"bot2048: {error}", file=sys.stderr)
+        return 2
+    database = Path(env.get("BOT_DATABASE", "").strip() or PLAYGROUND_DATABASE)
+    _configure_logging(log_level)
+    try:
+        asyncio.run(run_playground(port, database))
+    except PlaygroundError as error:
+        print(f"bot2048: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # only where signal handlers cannot be installed
+        pass
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.port is not None and not args.playground:
+        parser.error("--port only applies to --playground")
+    if args.playground:
+        port = 8080 if args.port is None else args.port
+        if not 0 <= port <= 65535:
+            parser.error("--port must be between 0 and 65535")
+        return _playground(port, os.environ)
     try:
         config = load_config(os.environ)
     except ConfigError as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # httpx logs every request at INFO; that is noise for an operator.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    _configure_logging(config.log_level)
     application = build_application(config)
     application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
     return 0

@@ -23,6 +23,15 @@ class Config:
     log_level: str = "INFO"
     # Seconds between two edits of one challenge card (tests shorten it; not an env setting).
     card_interval: float = 20.0
+    # Seconds between two board edits in one chat; moves in between coalesce into one edit.
+    edit_interval: float = 0.5
+
+
+def load_log_level(env: Mapping[str, str]) -> str:
+    log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if log_level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
+    return log_level
 
 
 def load_config(env: Mapping[str, str]) -> Config:
@@ -36,8 +45,6 @@ def load_config(env: Mapping[str, str]) -> Config:
     base_url = env.get("TELEGRAM_BASE_URL", "").strip() or None
     if base_url is not None and not re.match(r"https?://", base_url):
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
-    log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
-    if log_level not in LOG_LEVELS:
-        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
+    log_level = load_log_level(env)
     database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
     return Config(token=token, base_url=base_url, database=database, log_level=log_level)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Collection, Iterable
 from types import TracebackType
 from typing import Any
 
+from aiohttp import web
+
 from .faults import Faults, make_fault
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
@@ -29,7 +31,12 @@ DEFAULT_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
 
 
 class FakeBotApi:
-    """An in-process fake of the Telegram Bot API with a driver API for tests."""
+    """An in-process fake of the Telegram Bot API with a driver API for tests.
+
+    ``first_message_id`` is where message ids start in every chat; a world that comes back
+    on each run next to a kept database (the playground) starts later each time, so that an
+    id the bot stored never names a different message, just as on Telegram.
+    """
 
     def __init__(
         self,
@@ -37,12 +44,18 @@ class FakeBotApi:
         bot_username: str = "play2048_bot",
         *,
         privacy_mode: bool = True,
+        first_message_id: int = 1,
     ) -> None:
         bot_id, _, secret = token.partition(":")
         if not bot_id.isdigit() or not secret:
             raise ValueError("token must look like '<bot id>:<secret>'")
         self.token = token
-        self.world = World(int(bot_id), bot_username, privacy_mode=privacy_mode)
+        self.world = World(
+            int(bot_id),
+            bot_username,
+            privacy_mode=privacy_mode,
+            first_message_id=first_message_id,
+        )
         self.log = RequestLog(self.world.notifier)
         self.methods = BotApiMethods(self.world)
         self.faults = Faults()
@@ -61,6 +74,16 @@ class FakeBotApi:
     async def stop(self) -> None:
         """Answer pending long polls with ``[]`` and shut the server down."""
         await self._server.stop()
+
+    def mount(self, setup: Callable[[web.Application], None]) -> None:
+        """Add routes to the emulator's aiohttp app (call before :meth:`start`).
+
+        The browser playground serves its page and JSON API this way, on the same port as
+        the Bot API; ``setup`` may also register ``on_shutdown`` hooks.
+        """
+        if self._server.port:
+            raise RuntimeError("mount() must be called before start()")
+        self._server.app_setups.append(setup)
 
     async def __aenter__(self) -> FakeBotApi:
         await self.start()
@@ -115,13 +138,19 @@ class FakeBotApi:
         return self.world.add_user(user_id, first_name, last_name, username, language_code)
 
     def add_group(
-        self, chat_id: int, title: str, admins: set[int], creator: int | None = None
+        self,
+        chat_id: int,
+        title: str,
+        admins: set[int],
+        creator: int | None = None,
+        members: Iterable[int] = (),
     ) -> dict[str, Any]:
         """Create a group (negative id; <= -10**12 means supergroup) with its admins.
 
-        Include :attr:`bot_id` in ``admins`` to make the bot an administrator.
+        Include :attr:`bot_id` in ``admins`` to make the bot an administrator. ``members``
+        are further (non-admin) members; users also join a group by writing in it.
         """
-        return self.world.add_group(chat_id, title, admins, creator)
+        return self.world.add_group(chat_id, title, admins, creator, members)
 
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
         """The user blocks (or unblocks) the bot: sends then fail with 403."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aiohttp import web
@@ -76,15 +76,19 @@ class BotApiServer:
         self.log = log
         self.faults = faults
         self.delays = delays
+        # Extra route set-ups (the browser playground's page and JSON API), applied by make_app.
+        self.app_setups: list[Callable[[web.Application], None]] = []
         self._runner: web.AppRunner | None = None
         self.host = ""
         self.port = 0
 
     def make_app(self) -> web.Application:
-        """The routes: Bot API calls and (always 404) file downloads."""
+        """The routes: Bot API calls, (always 404) file downloads, and any mounted extras."""
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self.handle_method)
         app.router.add_route("*", "/file/bot{token}/{path:.*}", self.handle_file)
+        for setup in self.app_setups:
+            setup(app)
         return app
 
     async def start(self, host: str, port: int) -> None:

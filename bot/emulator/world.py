@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,8 @@ FIRST_UPDATE_ID = 700_000_001
 FIRST_QUERY_ID = 4_000_000_000_000_000_001
 # Updates delivered when allowed_updates is empty/unspecified (Telegram's default set).
 _OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
-_BOT_COMMAND = re.compile(r"(?<![\w/@])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?(?![\w/@])")
+# As TDLib marks them: not glued to a word, '/', '<' or '>' (so '</b>' holds no command).
+_BOT_COMMAND = re.compile(r"(?<![\w/@<>])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?(?![\w/@<>])")
 
 # Rights of a simulated administrator: every field ChatMemberAdministrator requires.
 ADMIN_RIGHTS: dict[str, bool] = {
@@ -90,12 +92,24 @@ class CallbackQuery:
 
 
 class World:
-    """All simulated state, plus event fan-out to subscribers (the future browser UI)."""
+    """All simulated state, plus event fan-out to subscribers (the browser playground)."""
 
-    def __init__(self, bot_id: int, bot_username: str, *, privacy_mode: bool = True) -> None:
+    def __init__(
+        self,
+        bot_id: int,
+        bot_username: str,
+        *,
+        privacy_mode: bool = True,
+        first_message_id: int = 1,
+    ) -> None:
+        if first_message_id < 1:
+            raise ValueError("message ids start at 1 or later")
         self.bot_id = bot_id
         self.bot_username = bot_username
         self.privacy_mode = privacy_mode
+        # Where every chat's message ids start. A world that outlives a restart of the
+        # emulator (the playground keeps its database) starts later, so ids never repeat.
+        self.first_message_id = first_message_id
         self.notifier = Notifier()
         self.users: dict[int, dict[str, Any]] = {}
         self.chats: dict[int, Chat] = {}
@@ -206,12 +220,22 @@ class World:
             user["language_code"] = language_code
         self.users[user_id] = user
         if user_id not in self.chats:
-            self.chats[user_id] = Chat(id=user_id, type="private", user_id=user_id)
+            self.chats[user_id] = Chat(
+                id=user_id,
+                type="private",
+                user_id=user_id,
+                next_message_id=self.first_message_id,
+            )
             self.messages[user_id] = {}
         return dict(user)
 
     def add_group(
-        self, chat_id: int, title: str, admins: set[int], creator: int | None = None
+        self,
+        chat_id: int,
+        title: str,
+        admins: set[int],
+        creator: int | None = None,
+        members: Iterable[int] = (),
     ) -> dict[str, Any]:
         """Register a group; ids below -10**12 are supergroups, like Telegram's -100... ids."""
         if chat_id >= 0:
@@ -226,7 +250,8 @@ class World:
             title=title,
             admins=admin_ids,
             creator=creator,
-            members=set(admin_ids) - {self.bot_id},
+            members=(set(admin_ids) | set(members)) - {self.bot_id},
+            next_message_id=self.first_message_id,
         )
         self.chats[chat_id] = chat
         self.messages[chat_id] = {}

@@ -1,0 +1,101 @@
+"""One process, one port: the Bot API emulator, the real bot polling it, and the page."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from telegram.ext import Application
+
+from bot.app import build_application
+from bot.config import Config
+from bot.emulator import FakeBotApi
+from bot.playground.people import populate
+from bot.playground.web import PlaygroundWeb
+from bot.runner import polling
+
+log = logging.getLogger(__name__)
+
+
+# 2024-01-01 UTC. Message ids count seconds from here, so they fit Telegram's 32 bits until 2092.
+_ID_EPOCH = 1_704_067_200
+
+
+def first_message_id(now: float | None = None) -> int:
+    """Where this run's message ids start: above every id an earlier run handed out.
+
+    Chats start empty on each run while the database keeps the message ids the bot linked
+    to games and challenge cards. Starting at "seconds since 2024" stays above them unless
+    an earlier run posted more than one message per second, on average, in a single chat.
+    """
+    return max(1, int((time.time() if now is None else now) - _ID_EPOCH))
+
+
+class PlaygroundError(Exception):
+    """The playground cannot start (the port is taken, say); the message is for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Playground:
+    api: FakeBotApi
+    application: Application
+    url: str
+
+
+@asynccontextmanager
+async def open_playground(
+    port: int = 0,
+    database: Path = Path("playground.sqlite3"),
+    host: str = "127.0.0.1",
+    *,
+    poll_timeout: int = 10,
+) -> AsyncIterator[Playground]:
+    """Start emulator, page and bot; ``port=0`` picks a free port (see ``Playground.url``).
+
+    The bot is built by the production ``build_application``; only ``base_url`` differs.
+    """
+    api = FakeBotApi(first_message_id=first_message_id())
+    populate(api)
+    api.mount(PlaygroundWeb(api).setup)
+    try:
+        await api.start(host, port)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise PlaygroundError(
+            f"cannot listen on {host}:{port} ({reason}); pick another one with --port"
+        ) from None
+    try:
+        config = Config(token=api.token, base_url=api.base_url, database=database)
+        application = build_application(config)
+        async with polling(application, poll_timeout=poll_timeout):
+            shown_host = f"[{host}]" if ":" in host else host
+            yield Playground(api, application, f"http://{shown_host}:{api.port}/")
+    finally:
+        await api.stop()
+
+
+async def run_playground(port: int, database: Path, host: str = "127.0.0.1") -> None:
+    """Serve until Ctrl+C or SIGTERM, then stop the bot and the server cleanly."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
+            continue
+        installed.append(sig)
+    try:
+        async with open_playground(port, database, host) as playground:
+            print(f"2048 playground: open {playground.url} (Ctrl+C to stop)", flush=True)
+            await stop.wait()
+            log.info("stopping the playground")
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
