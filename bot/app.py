@@ -15,9 +15,16 @@ from bot.games import GameService
 from bot.handlers.challenges import reschedule_open_challenges
 from bot.handlers.common import Services
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
+from bot.ratelimit import ChatRateLimiter
+from bot.redraw import Redrawer
 from bot.storage import Storage
+from bot.throttle import Throttle
 
 log = logging.getLogger(__name__)
+# A fast human taps about five times a second; a burst of 60 covers frantic play, and
+# anything sustained above 10 a second is a script.
+TAPS_PER_SECOND = 10.0
+TAP_BURST = 60.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -41,6 +48,9 @@ def build_application(config: Config) -> Application:
         # Different chats are served concurrently; GameService's per-chat lock keeps the
         # taps of one chat in arrival order.
         .concurrent_updates(True)
+        # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
+        # with no global 30/s cap: that is broadcast guidance, and every tap costs two calls.
+        .rate_limiter(ChatRateLimiter())
     )
     if config.base_url:
         builder = builder.base_url(config.base_url.rstrip("/")).base_file_url(
@@ -53,17 +63,26 @@ def build_application(config: Config) -> Application:
             storage=storage,
             games=GameService(storage),
             challenges=ChallengeService(storage),
+            redrawer=Redrawer(config.edit_interval),
+            throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
             card_interval=config.card_interval,
         )
         await _set_command_menus(application)
         await reschedule_open_challenges(application)
         log.info("bot @%s ready, database %s", application.bot.username, config.database)
 
+    async def post_stop(application: Application) -> None:
+        services = application.bot_data.get("services")
+        if services is not None:
+            await services.redrawer.drain(timeout=10)
+
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.get("services")
         if services is not None:
             await services.storage.close()
 
-    application = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    application = (
+        builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()
+    )
     handlers.register(application)
     return application

@@ -7,6 +7,7 @@ database where a test needs to set up a position (a board one merge from 2048, s
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,24 @@ from bot.emulator import FakeBotApi, StoredMessage
 from bot.runner import polling
 from bot.storage import Storage
 
+# Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
 
 class RunningBot:
     """One bot process's worth of Application, restartable against the same database."""
 
-    def __init__(self, api: FakeBotApi, database: Path, card_interval: float = 0.3) -> None:
+    def __init__(
+        self,
+        api: FakeBotApi,
+        database: Path,
+        card_interval: float = 0.3,
+        edit_interval: float = 0.01,
+    ) -> None:
         self.api = api
         self.database = database
         self.card_interval = card_interval
+        self.edit_interval = edit_interval
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
@@ -36,6 +47,7 @@ class RunningBot:
             base_url=self.api.base_url,
             database=self.database,
             card_interval=self.card_interval,
+            edit_interval=self.edit_interval,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()

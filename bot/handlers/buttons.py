@@ -9,8 +9,17 @@ import engine
 from bot import callbacks, render
 from bot.games import TapResult, TapStatus
 from bot.handlers import challenges, groups
-from bot.handlers.common import Audience, audience, edit_board, send_board, services
-from bot.i18n import Translator, translator
+from bot.handlers.common import (
+    Audience,
+    answer,
+    audience,
+    edit_board,
+    request_redraw,
+    send_board,
+    services,
+    show_keyboard,
+)
+from bot.i18n import Translator, resolve_language, translator
 
 
 def _query(update: Update) -> CallbackQuery:
@@ -33,23 +42,26 @@ def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
 
 
 async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Apply a tap in arrival order, answer it, and leave the redraw to the Redrawer."""
     query = _query(update)
     tap = callbacks.parse_game_tap(query.data)
     message = query.message
     if tap is None or message is None:
         await on_unknown_button(update, context)
         return
-    aud = await audience(context, update)
     svc = services(context)
+    if not svc.throttle.allow(query.from_user.id):
+        t = translator(resolve_language(None, query.from_user.language_code))
+        await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
+        return
     async with svc.games.chat_lock(message.chat.id):
+        aud = await audience(context, update)
         result = await svc.games.tap(message.chat.id, query.from_user.id, tap.game_id, tap.action)
-        await _answer_tap(update, context, result, aud)
-        if result.changed and result.stored is not None:
-            await edit_board(
-                context.bot, svc, result.stored, message.message_id, aud.post, aud.player.view
-            )
-            if result.stored.challenge_id is not None:
-                challenges.card_changed(context, result.stored.challenge_id)
+    await _answer_tap(update, context, result, aud)
+    if result.changed and result.stored is not None:
+        request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
+        if result.stored.challenge_id is not None:
+            challenges.card_changed(context, result.stored.challenge_id)
 
 
 async def _answer_tap(
@@ -57,18 +69,18 @@ async def _answer_tap(
 ) -> None:
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
-        await query.answer(_toast(t, result.outcome))
+        await answer(query, _toast(t, result.outcome))
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
         owner = await services(context).storage.player(result.stored.owner_id)
-        await query.answer(t._("This is {name}'s game. /new starts your own.", name=owner.name))
+        await answer(query, t._("This is {name}'s game. /new starts your own.", name=owner.name))
     elif result.status is TapStatus.CHALLENGE_OVER:
-        await query.answer(t._("This challenge has ended. Your score counts as it stands."))
+        await answer(query, t._("This challenge has ended. Your score counts as it stands."))
     elif result.status is TapStatus.OLD_GAME:
-        await query.answer(t._("This board is from a game that has ended."))
-        await query.edit_message_reply_markup(render.current_board_keyboard(aud.post))
+        await answer(query, t._("This board is from a game that has ended."))
+        await show_keyboard(query, render.current_board_keyboard(aud.post))
     else:
-        await query.answer(t._("This board is no longer available. /start shows your game."))
+        await answer(query, t._("This board is no longer available. /start shows your game."))
 
 
 async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -77,7 +89,7 @@ async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     aud = await audience(context, update)
     size = callbacks.parse_new_game(query.data)
     if size is None:
-        await query.answer()
+        await answer(query)
         await context.bot.send_message(
             aud.chat_id, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
         )
@@ -87,7 +99,7 @@ async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     svc = services(context)
     async with svc.games.chat_lock(aud.chat_id):
         stored = await svc.games.start(aud.chat_id, query.from_user.id, size)
-        await query.answer()
+        await answer(query)
         if aud.in_group:  # the menu is shared: leave it for others, post the board anew
             await send_board(context.bot, svc, stored, aud.post, aud.player.view)
         else:
@@ -105,14 +117,14 @@ async def on_language_button(update: Update, context: ContextTypes.DEFAULT_TYPE)
     t = translator(code)
     if aud.in_group:
         if not await groups.is_admin(context, aud.chat_id, query.from_user.id):
-            await query.answer(aud.own._("Only the group's admins can change its language."))
+            await answer(query, aud.own._("Only the group's admins can change its language."))
             return
         await storage.set_chat_language(aud.chat_id, code)
         confirmation = t._("From now on I'll post in English in this group.")
     else:
         await storage.set_language(query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
-    await query.answer(confirmation)
+    await answer(query, confirmation)
     await query.edit_message_text(confirmation)
 
 
@@ -120,7 +132,7 @@ async def on_current_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     query = _query(update)
     aud = await audience(context, update)
     svc = services(context)
-    await query.answer()
+    await answer(query)
     stored = await svc.games.current_or_start(aud.chat_id, query.from_user.id)
     await send_board(context.bot, svc, stored, aud.post, aud.player.view)
 
@@ -129,4 +141,4 @@ async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     """Forged, garbled or long-retired button data: say so, touch nothing."""
     query = _query(update)
     t = (await audience(context, update)).own
-    await query.answer(t._("This button doesn't work any more. /start shows your game."))
+    await answer(query, t._("This button doesn't work any more. /start shows your game."))

@@ -5,16 +5,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from telegram import Bot, Message, Update, User
+from telegram import Bot, CallbackQuery, Message, Update, User
 from telegram.constants import ChatType
-from telegram.error import BadRequest
+from telegram.error import BadRequest, NetworkError
 from telegram.ext import ContextTypes
 
 from bot import render
 from bot.challenges import ChallengeService
 from bot.games import GameService
 from bot.i18n import Translator, resolve_language, translator
+from bot.redraw import Redrawer
 from bot.storage import Player, Storage, StoredGame
+from bot.throttle import Throttle
 
 log = logging.getLogger(__name__)
 NAME_LIMIT = 64
@@ -26,6 +28,8 @@ class Services:
     storage: Storage
     games: GameService
     challenges: ChallengeService
+    redrawer: Redrawer
+    throttle: Throttle
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
     # Names already saved, so an unchanged name costs no database write per update.
@@ -127,3 +131,43 @@ async def edit_board(
         raise
     if stored.message_id != message_id:
         await svc.storage.link_message(stored.id, message_id)
+
+
+def request_redraw(
+    context: ContextTypes.DEFAULT_TYPE,
+    stored: StoredGame,
+    message_id: int,
+    t: Translator,
+    view: str,
+) -> None:
+    """Have the board message show the game as saved, soon; repeated requests coalesce."""
+    svc = services(context)
+
+    async def draw() -> None:
+        latest = await svc.storage.game(stored.id)
+        if latest is None:
+            return
+        try:
+            await edit_board(context.bot, svc, latest, message_id, t, view)
+        except NetworkError as error:  # includes timeouts and flood limits past their retries
+            log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
+
+    svc.redrawer.request(stored.chat_id, message_id, draw)
+
+
+async def show_keyboard(query: CallbackQuery, markup: render.InlineKeyboardMarkup) -> None:
+    """Swap the keyboard of the tapped message; already swapped or gone is fine."""
+    try:
+        await query.edit_message_reply_markup(markup)
+    except BadRequest as error:
+        log.info("keyboard of callback query %s not replaced: %s", query.id, error.message)
+
+
+async def answer(query: CallbackQuery, text: str | None = None, **kwargs: object) -> None:
+    """Answer a tap; a query Telegram no longer accepts is no reason to fail the update."""
+    try:
+        await query.answer(text, **kwargs)  # type: ignore[arg-type]
+    except BadRequest as error:
+        log.info("callback query %s not answered: %s", query.id, error.message)
+    except NetworkError as error:
+        log.warning("callback query %s not answered: %s", query.id, error)

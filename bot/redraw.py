@@ -1,0 +1,62 @@
+"""Board redraws that never fall behind: per chat one edit at a time, always the latest state.
+
+A burst of taps commits every move at once, but redrawing after each of them would queue
+stale edits and run into Telegram's per-chat pace. Instead a tap marks its message dirty;
+one worker per chat edits dirty messages no faster than `interval`, and each edit renders
+what the database holds at that moment, so several moves coalesce into one edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger(__name__)
+Draw = Callable[[], Awaitable[None]]
+
+
+class Redrawer:
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._interval = interval
+        self._clock = clock
+        self._dirty: dict[int, dict[int, Draw]] = {}
+        self._workers: dict[int, asyncio.Task[None]] = {}
+        self._last_edit: dict[int, float] = {}
+
+    def request(self, chat_id: int, message_id: int, draw: Draw) -> None:
+        """Ask for `message_id` to be redrawn; a later request for it replaces an earlier one."""
+        self._dirty.setdefault(chat_id, {})[message_id] = draw
+        if len(self._last_edit) > 10_000:
+            self._forget_old_edits()
+        if chat_id not in self._workers:
+            self._workers[chat_id] = asyncio.create_task(self._work(chat_id))
+
+    async def _work(self, chat_id: int) -> None:
+        try:
+            while dirty := self._dirty.get(chat_id):
+                wait = self._last_edit.get(chat_id, float("-inf")) + self._interval - self._clock()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                message_id = next(iter(dirty))
+                draw = dirty.pop(message_id)
+                self._last_edit[chat_id] = self._clock()
+                try:
+                    await draw()
+                except Exception:
+                    log.exception("redrawing message %s in chat %s failed", message_id, chat_id)
+        finally:
+            del self._workers[chat_id]
+            if not self._dirty.get(chat_id):
+                self._dirty.pop(chat_id, None)
+
+    def _forget_old_edits(self) -> None:
+        """Chats whose last edit is older than the interval need no memory of it."""
+        horizon = self._clock() - self._interval
+        self._last_edit = {c: t for c, t in self._last_edit.items() if t > horizon}
+
+    async def drain(self, timeout: float) -> None:
+        """Let pending redraws finish (at shutdown), but never wait longer than `timeout`."""
+        if self._workers:
+            await asyncio.wait(list(self._workers.values()), timeout=timeout)

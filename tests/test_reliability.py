@@ -1,0 +1,302 @@
+"""Bursts, Telegram faults and hostile input: no lost move, no crash, nobody in another's game."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import random
+import re
+
+import pytest
+
+import engine
+from bot.callbacks import parse_game_tap
+from bot.render import LADDER
+from tests.conftest import RunningBot, User, button_data, put_board, stored_game
+
+ARROW_DATA = {"⬅️": "l", "⬆️": "u", "➡️": "r", "⬇️": "d"}
+DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
+
+
+def shown_board(text: str) -> tuple[int, ...]:
+    """Read the tile values back from a board message's emoji grid."""
+    lines = text.split("\n")
+    size = len(lines[2])
+    return tuple(
+        0 if ch == LADDER[0] else 1 << LADDER.index(ch)
+        for line in lines[2 : 2 + size]
+        for ch in line
+    )
+
+
+def shown_moves(text: str) -> int:
+    return int(re.search(r"(\d+) moves?", text).group(1))
+
+
+async def eventually(check, timeout: float = 5.0) -> None:
+    """Wait until `check()` holds: redraws are paced, so the last one may still be on its way."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.05)
+
+
+def replay(game: engine.Game, codes: list[str]) -> engine.Game:
+    for code in codes:
+        game = engine.play(game, DIRECTION[code], 0.0).game
+    return game
+
+
+@pytest.fixture
+def errors_logged(caplog):
+    caplog.set_level(logging.INFO)
+    return lambda: [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.fixture
+async def paced_bot(api, tmp_path):
+    running = RunningBot(api, tmp_path / "paced.sqlite3", edit_interval=0.3)
+    await running.start()
+    yield running
+    await running.stop()
+
+
+async def test_fifty_taps_in_a_burst_equal_fifty_sequential_taps(api, paced_bot, errors_logged):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    start = await stored_game(paced_bot.database, 101, 101)
+    game_id = button_data(board, "⬅️").split(":")[1]
+    codes = [random.Random(7).choice("lurd") for _ in range(50)]
+    mark = api.mark()
+    queries = [
+        api.tap(101, 101, board.message_id, f"g:{game_id}:{code}", strict=False) for code in codes
+    ]
+    for query in queries:
+        await api.wait_answer(query)
+    expected = replay(start, codes)
+    assert (await stored_game(paced_bot.database, 101, 101)).board == expected.board
+    await eventually(
+        lambda: shown_moves(api.stored_message(101, board.message_id).text) == expected.moves
+    )
+    assert shown_board(api.stored_message(101, board.message_id).text) == expected.board
+    edits = api.find_requests("editMessageText", after=mark, chat_id=101)
+    assert 1 <= len(edits) < len(codes) // 2  # coalesced: far fewer edits than taps
+    gaps = [b.time - a.time for a, b in itertools.pairwise(edits)]
+    assert all(gap >= 0.25 for gap in gaps), gaps  # within the per-chat pace
+    assert not errors_logged()
+
+
+async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(
+    api, bot, errors_logged
+):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(bot.database, 101, 101, [[2, 2, 4, 4]] + [[0] * 4] * 3)
+    api.fail_next("editMessageText", error_code=429, retry_after=1)
+    mark = api.mark()
+    for arrow in ("⬅️", "➡️", "⬅️"):
+        query = api.tap(101, 101, board.message_id, button_data(board, arrow))
+        await api.wait_answer(query, timeout=0.9)  # answered before the flood wait is over
+    assert (await stored_game(bot.database, 101, 101)).moves == 3
+    edit = await api.wait_request("editMessageText", after=mark, chat_id=101, timeout=5)
+    assert edit.time - api.requests[mark].time >= 0.9
+    await eventually(lambda: shown_moves(api.stored_message(101, board.message_id).text) == 3)
+    assert not errors_logged()
+
+
+async def test_a_deleted_board_gets_a_fresh_message_and_keeps_working(api, bot, errors_logged):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    api.fail_next("editMessageText", "Bad Request: message to edit not found")
+    api.tap(101, 101, board.message_id, button_data(board, "⬅️"))
+    fresh = await api.wait_request("sendMessage", chat_id=101)
+    new_board = api.stored_message(101, fresh.result["message_id"])
+    assert "1 move" in new_board.text
+    _, new_board = await anna.tap(new_board, "↩️")
+    assert "0 moves" in new_board.text
+    assert not errors_logged()
+
+
+@pytest.mark.parametrize(
+    ("method", "description", "code"),
+    [
+        (
+            "answerCallbackQuery",
+            "Bad Request: query is too old and response timeout expired or query ID is invalid",
+            400,
+        ),
+        ("editMessageText", "Bad Gateway", 502),
+        ("answerCallbackQuery", "Bad Gateway", 502),
+    ],
+)
+async def test_telegram_errors_never_lose_the_move(
+    api, bot, errors_logged, caplog, method, description, code
+):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    api.fail_next(method, description, error_code=code)
+    mark = api.mark()
+    api.tap(101, 101, board.message_id, button_data(board, "⬅️"))
+    await api.wait_for(lambda r: r.method == method and not r.ok, after=mark)
+    await asyncio.sleep(0.3)
+    assert (await stored_game(bot.database, 101, 101)).moves == 1
+    assert not errors_logged()
+    handled = [r for r in caplog.records if r.name.startswith("bot.") and r.levelno < logging.ERROR]
+    assert any("not answered" in r.getMessage() or "not redrawn" in r.getMessage() for r in handled)
+    _, board = await anna.tap(anna.board(), "↩️")  # the game goes on
+    assert "0 moves" in board.text
+
+
+async def test_an_unexpected_failure_is_logged_with_context_and_the_player_gets_an_apology(
+    api, bot, caplog
+):
+    caplog.set_level(logging.INFO)
+    anna = User(api, 101, "Anna", "de")
+    api.fail_next("sendMessage", "Bad Request: something nobody expected")
+    api.send_text(101, 101, "/rules")
+    apology = await api.wait_request("sendMessage", chat_id=101)
+    assert apology.params["text"].startswith("Sorry, bei mir ist etwas schiefgelaufen")
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "/rules" in errors[0].getMessage()
+    assert "Traceback" not in apology.params["text"]
+    del anna
+
+
+async def test_a_script_is_throttled_but_a_fast_player_never_is(api, bot):
+    fast = User(api, 101, "Fast")
+    script = User(api, 202, "Script")
+    fast_board = await fast.open_board()
+    script_board = await script.open_board()
+    script_game = button_data(script_board, "⬅️").split(":")[1]
+    flood = [
+        api.tap(202, 202, script_board.message_id, f"g:{script_game}:{'lurd'[i % 4]}", strict=False)
+        for i in range(400)
+    ]
+    fast_game = button_data(fast_board, "⬅️").split(":")[1]
+    for i in range(30):  # a very fast human: ten taps a second for three seconds
+        query = api.tap(
+            101, 101, fast_board.message_id, f"g:{fast_game}:{'lurd'[i % 4]}", strict=False
+        )
+        answer = await api.wait_answer(query, timeout=15)
+        assert not (answer["text"] or "").startswith("Easy there")
+        await asyncio.sleep(0.1)
+    answers = [await api.wait_answer(q) for q in flood]
+    throttled = sum(1 for a in answers if (a["text"] or "").startswith("Easy there"))
+    assert throttled >= 250
+    moves = (await stored_game(bot.database, 202, 202)).moves
+    assert moves <= 400 - throttled
+
+
+ADVERSARIAL_DATA = [
+    "",
+    "g",
+    "g:",
+    "g::",
+    "g:1",
+    "g:1:",
+    "g:1:l:",
+    "g:0:l",
+    "g:01:l",
+    "g:-5:u",
+    "g:1:L",
+    "g:1:ll",
+    "g:9" * 20,
+    "g:99999999999999999999999:l",
+    "g:1e3:l",
+    "g: 1:l",
+    "g:1 :l",
+    "new:",
+    "new:4:",
+    "new:44",
+    "new:x",
+    "lang:",
+    "lang:EN",
+    "lang:xx",
+    "cur:",
+    "cur ",
+    "<b>x</b>",
+    "&amp;",
+    "\u202e",
+    "\x00",
+    "🎉" * 16,
+    "a" * 64,
+    "%s%n",
+    "{0}",
+    "None",
+]
+ADVERSARIAL_TEXTS = [
+    "/new 99999999999999999999999",
+    "/new -4",
+    "/new 4 5 6",
+    "/new ４",
+    "/challenge ∞",
+    "/challenge 99999999999d",
+    "/start " + "x" * 3000,
+    "/start c1_" + "a" * 60,
+    "/best @@@",
+    "/language <b>",
+    "/view now please",
+    "/rules\u0000",
+    "/help \u202e",
+    "x" * 4096,
+    "\u200b\u200b",
+    "<script>alert(1)</script>",
+    "&lt;b&gt;",
+    "/",
+    "/start@play2048_bot",
+    "/new@play2048_bot 5",
+    "/NEW",
+    "/unknown_command_here",
+]
+
+
+async def test_fuzzed_buttons_and_texts_are_answered_and_change_no_game(api, bot, errors_logged):
+    owner = User(api, 101, "Owner")
+    owner_board = await owner.open_board()
+    api.add_group(-500, "Fuzz Club", admins={101})
+    group_board = await owner.open_board("/new 5", replies=1, chat_id=-500)
+    owner_game_id = int(button_data(owner_board, "⬅️").split(":")[1])
+    attackers = [
+        User(api, 900 + i, f"<b>{i}</b>&", random.choice(["en", "nl", "de"])) for i in range(8)
+    ]
+    for attacker in attackers:
+        await attacker.open_board()
+    before = (await stored_game(bot.database, 101, 101), await stored_game(bot.database, -500, 101))
+    rng = random.Random(2048)
+    taps = []
+    for i in range(2400):
+        attacker = attackers[i % len(attackers)]
+        kind = rng.random()
+        if kind < 0.3:
+            data = rng.choice(ADVERSARIAL_DATA)
+        elif kind < 0.55:
+            data = f"g:{owner_game_id + rng.randint(-3, 3)}:{rng.choice('udlrzk')}"
+        elif kind < 0.75:
+            noise = bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 64)))
+            data = noise.decode("utf-8", "replace")[:32]
+        else:
+            data = f"g:{rng.getrandbits(rng.choice([8, 40, 64]))}:{rng.choice('udlrzkx')}"
+        chat, message = rng.choice(
+            [(attacker.id, attacker.board().message_id), (-500, group_board.message_id)]
+        )
+        taps.append((data, api.tap(attacker.id, chat, message, data, strict=False)))
+        if i % 200 == 0:  # odd texts, mostly in private: a group only takes 20 posts a minute
+            for text in ADVERSARIAL_TEXTS:
+                api.send_text(attacker.id, attacker.id, text)
+            api.send_text(attacker.id, -500, rng.choice(ADVERSARIAL_TEXTS))
+    owner_games = {owner_game_id, owner_game_id + 1}
+    for data, query in taps:
+        answer = await api.wait_answer(query, timeout=20)
+        tap = parse_game_tap(data)
+        if tap is None or tap.game_id in owner_games:
+            assert answer["text"], f"no clear answer for {data!r}"
+    after = (await stored_game(bot.database, 101, 101), await stored_game(bot.database, -500, 101))
+    assert after == before
+    assert not errors_logged()
+    _, owner_board = await owner.tap(
+        api.stored_message(101, owner_board.message_id), "⬅️", edit=False
+    )
+    assert (await stored_game(bot.database, 101, 101)).moves in (0, 1)  # still playable
