@@ -1,0 +1,356 @@
+"""How strong and how fast the move-hint solver (`engine.solver`) is.
+
+Run from the repository root:
+
+    .venv/bin/python -m benchmarks.solver                  # everything, at the issue's sizes
+    .venv/bin/python -m benchmarks.solver --sizes 4 --games 12
+    .venv/bin/python -m benchmarks.solver --sizes 5,6 --big-games 4 --max-moves 6000
+    .venv/bin/python -m benchmarks.solver --agreement-only
+    .venv/bin/python -m benchmarks.solver --make-positions  # rewrite the test data (slow)
+
+Three measurements:
+
+* 4×4 self-play: games with fixed seeds (1, 2, 3, ...), every move the hint at its own budget
+  (50 ms hard cap), one game per process. Prints the share of games reaching 2048 ... 16384,
+  the median score and the time per decision (mean, p95, max). Games are long (a game that
+  reaches 16384 takes about 12,000 moves), so the default 50 games take hours on two cores.
+* 5×5 and 6×6: the solver at a 100 ms cap against a greedy player (the valid move that scores
+  most right now, ties to the first in up/down/left/right order) on the same seeds. Both play
+  until the game is over or `--max-moves` is reached; a capped solver game that is still alive
+  scores what it had at the cap, which can only understate it.
+* Agreement: on the positions in tests/data/solver_positions.json, the share of hints that
+  pick the move a much deeper search picked. `--make-positions` regenerates that file: it
+  plays a few games with the depth-3 solver (deterministic, so anyone gets the same games),
+  keeps every so many positions that have more than one valid move, and searches each to
+  `DEEP_DEPTH` player moves without a time limit. tests/test_solver.py checks the CI setting
+  (depth 2) against the agreement measured here.
+
+Per-decision times are wall-clock times around `best_move`, so they include any time the
+machine gave to other processes; run the benchmark on an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import engine
+from engine.board import DIRECTIONS, move
+from engine.solver import DEFAULT_BUDGET_MS, best_move, warm_up
+
+POSITIONS_FILE = Path(__file__).resolve().parent.parent / "tests" / "data" / "solver_positions.json"
+MILESTONES = (2048, 4096, 8192, 16384, 32768)
+TARGETS = {2048: 0.98, 4096: 0.90, 8192: 0.60}
+TARGET_P95_MS = 40.0
+BIG_BUDGET_MS = 100.0
+BIG_TARGET_SIZES = (5, 6)
+
+# The test data: positions from games of the depth-3 solver, searched DEEP_DEPTH moves deep.
+POSITION_COUNT = 300
+POSITION_SEEDS = (9001, 9002, 9003, 9004, 9005, 9006)
+POSITION_PLAY_DEPTH = 3
+DEEP_DEPTH = 6
+CI_DEPTH = 3  # keep equal to tests/test_solver.py
+
+
+@dataclass
+class GameRecord:
+    """One finished (or capped) game."""
+
+    size: int
+    seed: int
+    player: str
+    score: int = 0
+    highest: int = 0
+    moves: int = 0
+    over: bool = False
+    seconds: float = 0.0
+    decision_ms: list[float] = field(default_factory=list)
+    depths: Counter[int] = field(default_factory=Counter)
+
+
+def _greedy(board: tuple[int, ...], size: int) -> str | None:
+    """The valid move that scores the most points right now (first of equals)."""
+    best: tuple[int, str] | None = None
+    for direction in DIRECTIONS:
+        after, gained = move(board, size, direction)
+        if after != board and (best is None or gained > best[0]):
+            best = (gained, direction)
+    return None if best is None else best[1]
+
+
+def play_game(job: tuple[int, int, str, float | None, int | None, int | None]) -> GameRecord:
+    """Play one seeded game with the solver or the greedy player; keep going after 2048.
+
+    The game clock is irrelevant here, so every action gets the same `now`.
+    """
+    size, seed, player, budget_ms, max_depth, max_moves = job
+    record = GameRecord(size=size, seed=seed, player=player)
+    game = engine.new_game(size, seed, 0.0)
+    began = time.perf_counter()
+    clock = time.perf_counter
+    while max_moves is None or game.moves < max_moves:
+        if game.awaiting_choice:
+            game = engine.keep_going(game, 0.0).game
+        if player == "greedy":
+            direction = _greedy(game.board, size)
+        else:
+            start = clock()
+            hint = best_move(game.board, size, budget_ms=budget_ms, max_depth=max_depth)
+            record.decision_ms.append((clock() - start) * 1000.0)
+            direction = None if hint is None else hint.direction
+            if hint is not None:
+                record.depths[hint.depth] += 1
+        if direction is None:
+            break
+        game = engine.play(game, direction, 0.0).game  # type: ignore[arg-type]
+    record.score = game.score
+    record.highest = max(game.board)
+    record.moves = game.moves
+    record.over = game.over
+    record.seconds = time.perf_counter() - began
+    return record
+
+
+def _run(jobs: list, processes: int, label: str) -> Iterator[GameRecord]:
+    """Play the jobs on a pool (one game per process at a time), reporting progress."""
+    with Pool(processes, initializer=warm_up) as pool:
+        for done, record in enumerate(pool.imap_unordered(play_game, jobs, chunksize=1), 1):
+            print(
+                f"  [{label} {done}/{len(jobs)}] seed {record.seed:>3} {record.player:<6}"
+                f" score {record.score:>8} highest {record.highest:>6} moves {record.moves:>6}"
+                f"{'' if record.over else ' (capped, alive)'} in {record.seconds:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            yield record
+
+
+def _percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bench_self_play(games: int, budget_ms: float, processes: int) -> None:
+    jobs = [(4, seed, "solver", budget_ms, None, None) for seed in range(1, games + 1)]
+    records = sorted(_run(jobs, processes, "4x4"), key=lambda r: r.seed)
+    times = [ms for record in records for ms in record.decision_ms]
+    depths: Counter[int] = Counter()
+    for record in records:
+        depths.update(record.depths)
+    print(f"4x4 self-play: {games} games (seeds 1-{games}), {budget_ms:g} ms hard cap per move")
+    for tile in MILESTONES:
+        share = sum(record.highest >= tile for record in records) / len(records)
+        target = TARGETS.get(tile)
+        verdict = (
+            ""
+            if target is None
+            else f"   target >= {target:.0%} " + ("ok" if share >= target else "MISSED")
+        )
+        print(f"  reached {tile:>5}: {share:6.1%}{verdict}")
+    print(f"  median score: {statistics.median(r.score for r in records):,.0f}")
+    print(f"  highest tiles: {dict(sorted(Counter(r.highest for r in records).items()))}")
+    p95 = _percentile(times, 0.95)
+    print(
+        f"  per decision: mean {statistics.mean(times):.1f} ms, p95 {p95:.1f} ms"
+        f" (target <= {TARGET_P95_MS:.0f} {'ok' if p95 <= TARGET_P95_MS else 'MISSED'}),"
+        f" max {max(times):.1f} ms over {len(times):,} decisions"
+    )
+    over = sum(ms > budget_ms for ms in times)
+    print(f"  decisions over the {budget_ms:g} ms cap: {over} ({over / len(times):.2%})")
+    total = sum(depths.values())
+    spread = ", ".join(f"{d}: {n / total:.1%}" for d, n in sorted(depths.items()))
+    print(f"  depth reached (0 = forced move): {spread}")
+    print(f"  wall time per game: median {statistics.median(r.seconds for r in records):.0f} s")
+
+
+def bench_big(
+    sizes: Iterable[int], games: int, budget_ms: float, processes: int, max_moves: int | None
+) -> None:
+    jobs = []
+    for size in sizes:
+        for seed in range(1, games + 1):
+            jobs.append((size, seed, "solver", budget_ms, None, max_moves))
+            jobs.append((size, seed, "greedy", None, None, max_moves))
+    records = list(_run(jobs, processes, "big"))
+    cap = "no move cap" if max_moves is None else f"capped at {max_moves} moves"
+    for size in sorted({job[0] for job in jobs}):
+        print(
+            f"{size}x{size}: {games} games (seeds 1-{games}), solver at a {budget_ms:g} ms cap"
+            f" vs greedy one-ply, {cap}"
+        )
+        medians = {}
+        for player in ("solver", "greedy"):
+            mine = [r for r in records if r.size == size and r.player == player]
+            medians[player] = statistics.median(r.score for r in mine)
+            alive = sum(not r.over for r in mine)
+            line = (
+                f"  {player:<6} median score {medians[player]:>10,.0f}"
+                f"   median highest {statistics.median(r.highest for r in mine):>7,.0f}"
+                f"   median moves {statistics.median(r.moves for r in mine):>7,.0f}"
+                f"   alive at cap {alive}/{len(mine)}"
+            )
+            if player == "solver":
+                times = [ms for r in mine for ms in r.decision_ms]
+                line += (
+                    f"   per decision mean {statistics.mean(times):.1f} ms,"
+                    f" p95 {_percentile(times, 0.95):.1f} ms, max {max(times):.1f} ms"
+                )
+            print(line)
+        beaten = medians["solver"] > medians["greedy"]
+        print(f"  solver beats greedy: {'yes' if beaten else 'NO'}")
+
+
+def load_positions(path: Path = POSITIONS_FILE) -> dict:
+    return json.loads(path.read_text())
+
+
+def agreement(data: dict, budget_ms: float | None, max_depth: int | None) -> tuple[float, float]:
+    """Share of positions where the hint equals the stored deep move, and mean ms per hint."""
+    agree = 0
+    spent = 0.0
+    for item in data["positions"]:
+        start = time.perf_counter()
+        hint = best_move(tuple(item["board"]), data["size"], budget_ms, max_depth)
+        spent += time.perf_counter() - start
+        agree += hint is not None and hint.direction == item["move"]
+    count = len(data["positions"])
+    return agree / count, spent * 1000.0 / count
+
+
+def bench_agreement(budget_ms: float) -> None:
+    warm_up()
+    data = load_positions()
+    count = len(data["positions"])
+    print(
+        f"agreement with a depth-{data['deep_depth']} search on {count} positions"
+        f" ({POSITIONS_FILE.name}):"
+    )
+    for depth in (1, 2, 3, 4):
+        share, ms = agreement(data, None, depth)
+        note = "   <- CI setting (tests/test_solver.py)" if depth == CI_DEPTH else ""
+        print(f"  max_depth={depth}, no time limit: {share:6.1%}  ({ms:6.1f} ms/hint){note}")
+    share, ms = agreement(data, budget_ms, None)
+    print(f"  {budget_ms:g} ms budget (machine-dependent): {share:6.1%}  ({ms:6.1f} ms/hint)")
+
+
+def write_positions(data: dict, path: Path = POSITIONS_FILE) -> None:
+    """Write the test data with one position per line, so that a change reads as a diff."""
+    head = {key: value for key, value in data.items() if key != "positions"}
+    lines = [json.dumps(item, separators=(",", ":")) for item in data["positions"]]
+    text = json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n  ' + ",\n  ".join(lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n ]\n}\n")
+
+
+def _sample_game(seed: int) -> list[tuple[int, tuple[int, ...]]]:
+    """Every position of one depth-3 self-play game that has more than one valid move."""
+    warm_up()
+    game = engine.new_game(4, seed, 0.0)
+    positions = []
+    while True:
+        if game.awaiting_choice:
+            game = engine.keep_going(game, 0.0).game
+        hint = best_move(game.board, 4, budget_ms=None, max_depth=POSITION_PLAY_DEPTH)
+        if hint is None:
+            return positions
+        if hint.depth > 0:  # depth 0 means the move was forced: nothing to agree on
+            positions.append((game.moves, game.board))
+        game = engine.play(game, hint.direction, 0.0).game
+
+
+def _deep(board: tuple[int, ...]) -> tuple[tuple[int, ...], str, float]:
+    start = time.perf_counter()
+    hint = best_move(board, 4, budget_ms=None, max_depth=DEEP_DEPTH)
+    assert hint is not None
+    return board, hint.direction, time.perf_counter() - start
+
+
+def make_positions(processes: int, path: Path = POSITIONS_FILE) -> None:
+    """Regenerate the test positions and their deep-search moves (minutes, run once)."""
+    with Pool(processes, initializer=warm_up) as pool:
+        games = pool.map(_sample_game, POSITION_SEEDS, chunksize=1)
+        pooled = [board for game in games for _, board in game]
+        step = len(pooled) / POSITION_COUNT
+        boards = [pooled[int(i * step)] for i in range(POSITION_COUNT)]
+        print(
+            f"{len(games)} games, {len(pooled)} unforced positions, keeping {len(boards)};"
+            f" searching each to depth {DEEP_DEPTH} ...",
+            file=sys.stderr,
+        )
+        results = []
+        for done, result in enumerate(pool.imap(_deep, boards, chunksize=1), 1):
+            results.append(result)
+            if done % 25 == 0:
+                print(f"  {done}/{len(boards)}", file=sys.stderr, flush=True)
+    seconds = [s for _, _, s in results]
+    data = {
+        "about": (
+            "4x4 positions from self-play games of the depth-3 solver (seeds "
+            f"{', '.join(map(str, POSITION_SEEDS))}; forced moves left out), each with the move a "
+            f"depth-{DEEP_DEPTH} search (no time limit) chose. Made by "
+            "`python -m benchmarks.solver --make-positions`."
+        ),
+        "size": 4,
+        "deep_depth": DEEP_DEPTH,
+        "positions": [{"board": list(board), "move": direction} for board, direction, _ in results],
+    }
+    write_positions(data, path)
+    print(
+        f"wrote {len(results)} positions to {path}; deep search took median"
+        f" {statistics.median(seconds):.2f} s, max {max(seconds):.1f} s per position"
+    )
+
+
+def _sizes(text: str) -> list[int]:
+    sizes = sorted({int(part) for part in text.split(",") if part.strip()})
+    if not sizes or any(size not in engine.SIZES for size in sizes):
+        raise argparse.ArgumentTypeError(f"sizes are a comma-separated subset of {engine.SIZES}")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.solver", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--games", type=int, default=50, help="4x4 self-play games (default 50)")
+    parser.add_argument(
+        "--budget-ms", type=float, default=DEFAULT_BUDGET_MS, help="4x4 hard cap per move"
+    )
+    parser.add_argument("--sizes", type=_sizes, default=[4, 5, 6], help="e.g. 4 or 5,6")
+    parser.add_argument("--big-games", type=int, default=10, help="games per size for 5x5/6x6")
+    parser.add_argument("--big-budget-ms", type=float, default=BIG_BUDGET_MS)
+    parser.add_argument(
+        "--max-moves", type=int, default=None, help="end 5x5/6x6 games after this many moves"
+    )
+    parser.add_argument("--processes", type=int, default=2, help="games played at once")
+    parser.add_argument("--agreement-only", action="store_true")
+    parser.add_argument("--no-agreement", action="store_true")
+    parser.add_argument("--make-positions", action="store_true")
+    args = parser.parse_args(argv)
+
+    print(f"Python {sys.version.split()[0]}, {args.processes} processes")
+    if args.make_positions:
+        make_positions(args.processes)
+        return
+    if not args.no_agreement:
+        bench_agreement(args.budget_ms)
+    if args.agreement_only:
+        return
+    if 4 in args.sizes:
+        bench_self_play(args.games, args.budget_ms, args.processes)
+    big = [size for size in args.sizes if size in BIG_TARGET_SIZES]
+    if big:
+        bench_big(big, args.big_games, args.big_budget_ms, args.processes, args.max_moves)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""Move hints: expectimax search over the player's moves and the random spawns.
+
+    best_move(board, size, budget_ms=50.0, max_depth=None) -> Hint | None
+
+The search is iterative deepening: depth 1 (score the position after each move) always
+completes; deeper searches run while the time budget allows, and the answer is the best move
+of the deepest depth that finished. A depth that overruns the budget is abandoned (the clock
+is read every few dozen microseconds of search), and a depth is not started at all when the
+growth between the previous depths says it would not end well inside the budget, so most
+hints take far less than the cap. Chance nodes average over every empty cell with a 2
+(probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF`, it
+gets one more player move and is then scored rather than searched. Chance-node values are
+shared through a transposition cache. The evaluation is a sum of per-line scores (see
+`heuristic`), tabulated for all 65,536 rows of a 4×4 board.
+
+Determinism: the answer depends only on the board and the depth searched. With
+`budget_ms=None` and a `max_depth` it is fully reproducible; with a time budget the depth
+reached (and so possibly the move) depends on the machine's speed and load. Nothing random is
+involved, and nothing survives between calls except pure lookup tables.
+
+4×4 boards use a fast path over one packed integer (see `tables4` and `fast`); 5×5, 6×6 and
+the rare 4×4 board with two 32768s or anything bigger use the generic path (see `generic`),
+which is several times slower per node and so reaches a shallower depth in the same time.
+`best_move` is a plain top-level function of picklable arguments returning a picklable
+`Hint`, so a process pool can run it; `warm_up` builds the 4×4 tables (about 0.2 s) ahead of
+the first hint, e.g. as the pool's initializer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from time import perf_counter
+
+from engine.board import Board, Direction
+from engine.solver.common import SearchTimeout
+from engine.solver.fast import search4
+from engine.solver.generic import search_generic, to_grid
+from engine.solver.tables4 import MAX_RANK, pack, tables4
+
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "MAX_SEARCH_DEPTH",
+    "PROBABILITY_CUTOFF",
+    "Hint",
+    "best_move",
+    "warm_up",
+]
+
+DEFAULT_BUDGET_MS = 50.0
+# Spawn branches less likely than this are evaluated rather than searched further.
+PROBABILITY_CUTOFF = 1e-4
+# The deepest search tried under a time budget (player moves, the hinted one included).
+MAX_SEARCH_DEPTH = 8
+# A depth is started only if the growth seen between the last two depths predicts that it
+# ends within this share of the budget; starting one that then gets abandoned wastes the time.
+START_SHARE = 0.75
+# Assumed growth from depth 1 to 2 and a floor on later growth (each depth multiplies the
+# work by the number of spawns times the number of moves, tempered by the caches).
+FIRST_GROWTH = 20.0
+MIN_GROWTH = 4.0
+
+
+# What one depth of either search returns: each valid root move's value (in the fixed order
+# up, down, left, right), the positions searched, and whether the depth limit cut anything.
+_Result = tuple[list[tuple[Direction, float]], int, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A suggested move and how it was found.
+
+    `depth` is the number of player moves the deciding search looked ahead, the hinted one
+    included (0 when the move was forced: it was the only valid one). `nodes` counts the
+    positions with the player to move that the search expanded, across all depths tried.
+    """
+
+    direction: Direction
+    depth: int
+    nodes: int
+    elapsed_ms: float
+
+
+def warm_up() -> None:
+    """Build the 4×4 tables now (about 0.2 s) instead of inside the first hint."""
+    tables4()
+
+
+def _ranks(board: Board, size: int) -> tuple[int, ...]:
+    if size < 2 or len(board) != size * size:
+        raise ValueError(f"a {size}×{size} board has {size * size} cells, not {len(board)}")
+    ranks = []
+    for value in board:
+        if type(value) is not int or value < 0 or value & (value - 1) or value == 1:
+            raise ValueError(f"{value!r} is not a tile: use 0 or a power of two from 2 up")
+        ranks.append(value.bit_length() - 1 if value else 0)
+    return tuple(ranks)
+
+
+def best_move(
+    board: Board,
+    size: int,
+    budget_ms: float | None = DEFAULT_BUDGET_MS,
+    max_depth: int | None = None,
+) -> Hint | None:
+    """The best move for `board` (row-major tile values, 0 = empty), or None if none is valid.
+
+    `budget_ms` is a hard cap on the search (depth 1 excepted: it always completes, so a valid
+    move is always returned); None means no time limit, which needs `max_depth`. `max_depth`
+    caps the look-ahead in player moves; without it the search deepens up to
+    `MAX_SEARCH_DEPTH` as time allows.
+    """
+    start = perf_counter()
+    if budget_ms is None and max_depth is None:
+        raise ValueError("give a time budget, a max_depth, or both")
+    limit_depth = MAX_SEARCH_DEPTH if max_depth is None else max_depth
+    if limit_depth < 1:
+        raise ValueError(f"max_depth must be at least 1, not {max_depth!r}")
+    ranks = _ranks(board, size)
+    deadline = None if budget_ms is None else start + budget_ms / 1000.0
+
+    # Both caches live for this call only (no state survives between hints). The fast path
+    # keys them by the packed board, the generic path by the tuple of rows.
+    cache: dict = {}
+    aux: dict = {}
+    # Exponent 15 fits a nibble; the fast path is exact as long as two 32768s cannot merge at
+    # the root (see `lines.slide_exponents` for what happens deeper down).
+    if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
+        packed, transpose = pack(ranks)
+
+        def run(depth: int, until: float | None) -> _Result:
+            return search4(packed, transpose, depth, until, PROBABILITY_CUTOFF, cache, aux)
+
+    else:
+        rows, cols = to_grid(ranks, size)
+
+        def run(depth: int, until: float | None) -> _Result:
+            return search_generic(rows, cols, size, depth, until, PROBABILITY_CUTOFF, cache, aux)
+
+    values, nodes, truncated = run(1, None)
+    if not values:
+        return None
+    if len(values) == 1:
+        return Hint(values[0][0], 0, nodes, (perf_counter() - start) * 1000.0)
+    best = _pick(values)
+    reached = 1
+    durations = [perf_counter() - start]
+    depth = 2
+    while depth <= limit_depth and truncated:
+        if deadline is not None:
+            now = perf_counter()
+            growth = FIRST_GROWTH
+            if len(durations) >= 2 and durations[-2] > 0:
+                growth = max(MIN_GROWTH, durations[-1] / durations[-2])
+            if now + durations[-1] * growth > start + (deadline - start) * START_SHARE:
+                break
+        began = perf_counter()
+        try:
+            values, searched, truncated = run(depth, deadline)
+        except SearchTimeout:
+            break
+        nodes += searched
+        durations.append(perf_counter() - began)
+        best = _pick(values)
+        reached = depth
+        depth += 1
+    return Hint(best, reached, nodes, (perf_counter() - start) * 1000.0)
+
+
+def _pick(values: list[tuple[Direction, float]]) -> Direction:
+    """The highest value; on equal values the earliest in DIRECTION_ORDER (values keep it)."""
+    best, top = values[0]
+    for direction, value in values[1:]:
+        if value > top:
+            best, top = direction, value
+    return best
