@@ -14,6 +14,7 @@ from bot.config import Config
 from bot.games import GameService
 from bot.handlers.challenges import reschedule_open_challenges
 from bot.handlers.common import Services
+from bot.hints import HintService
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.ratelimit import ChatRateLimiter
 from bot.redraw import Redrawer
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 # anything sustained above 10 a second is a script.
 TAPS_PER_SECOND = 10.0
 TAP_BURST = 60.0
+# Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
+HINTS_PER_SECOND = 0.5
+HINT_BURST = 3.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -65,6 +69,8 @@ def build_application(config: Config) -> Application:
             challenges=ChallengeService(storage),
             redrawer=Redrawer(config.edit_interval),
             throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
+            hints=HintService(budget_ms=config.hint_budget_ms),
+            hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
             card_interval=config.card_interval,
         )
         await _set_command_menus(application)
@@ -79,6 +85,7 @@ def build_application(config: Config) -> Application:
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.get("services")
         if services is not None:
+            services.hints.close()
             await services.storage.close()
 
     application = (

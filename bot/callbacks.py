@@ -12,7 +12,7 @@ from typing import Literal
 
 import engine
 
-GameAction = Literal["up", "down", "left", "right", "undo", "keep"]
+GameAction = Literal["up", "down", "left", "right", "undo", "keep", "hint"]
 _ACTION_CODES: dict[GameAction, str] = {
     "up": "u",
     "down": "d",
@@ -20,10 +20,11 @@ _ACTION_CODES: dict[GameAction, str] = {
     "right": "r",
     "undo": "z",
     "keep": "k",
+    "hint": "h",
 }
 _CODE_ACTIONS = {code: action for action, code in _ACTION_CODES.items()}
 
-GAME_PATTERN = r"^g:[1-9]\d{0,14}:[udlrzk]$"
+GAME_PATTERN = r"^g:[1-9]\d{0,14}:[udlrzkh]$"
 NEW_PATTERN = r"^new(:[456])?$"
 LANGUAGE_PATTERN = r"^lang:(en|nl|de)$"
 CURRENT_PATTERN = r"^cur$"

@@ -25,6 +25,8 @@ class Config:
     card_interval: float = 20.0
     # Seconds between two board edits in one chat; moves in between coalesce into one edit.
     edit_interval: float = 0.5
+    # The hint's hard time cap per search, in milliseconds.
+    hint_budget_ms: float = 50.0
 
 
 def load_log_level(env: Mapping[str, str]) -> str:

@@ -26,6 +26,7 @@ class TapStatus(StrEnum):
     NOT_YOURS = "not_yours"  # someone else's board
     OLD_GAME = "old_game"  # a finished or replaced game
     CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
+    HINTS_OFF = "hints_off"  # a hint asked for in a challenge, where everyone plays alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,24 +85,35 @@ class GameService:
             chat_id, owner_id, engine.SIZES[0]
         )
 
+    def _refusal(
+        self, stored: StoredGame | None, chat_id: int, user_id: int, now: float
+    ) -> TapResult | None:
+        """Why this player may not touch this game from this chat, if they may not."""
+        if stored is None or stored.chat_id != chat_id:
+            return TapResult(TapStatus.UNKNOWN_GAME)
+        if stored.owner_id != user_id:
+            return TapResult(TapStatus.NOT_YOURS, stored)
+        if stored.closes_at is not None and now >= stored.closes_at:
+            return TapResult(TapStatus.CHALLENGE_OVER, stored)
+        if not stored.active:
+            return TapResult(TapStatus.OLD_GAME, stored)
+        return None
+
     async def tap(self, chat_id: int, user_id: int, game_id: int, action: GameAction) -> TapResult:
         now = self._clock()
         async with self.storage.transaction():
             stored = await self.storage.game(game_id)
-            if stored is None or stored.chat_id != chat_id:
-                return TapResult(TapStatus.UNKNOWN_GAME)
-            if stored.owner_id != user_id:
-                return TapResult(TapStatus.NOT_YOURS, stored)
-            if stored.closes_at is not None and now >= stored.closes_at:
-                return TapResult(TapStatus.CHALLENGE_OVER, stored)
-            if not stored.active:
-                return TapResult(TapStatus.OLD_GAME, stored)
+            refusal = self._refusal(stored, chat_id, user_id, now)
+            if refusal is not None:
+                return refusal
+            assert stored is not None
             before = stored.game
             if action == "undo":
                 turn = engine.undo(before, now)
             elif action == "keep":
                 turn = engine.keep_going(before, now)
             else:
+                assert action != "hint"
                 turn = engine.play(before, action, now)
             if not turn.changed:
                 return TapResult(TapStatus.APPLIED, stored, turn.outcome)
@@ -119,6 +131,30 @@ class GameService:
             )
         return TapResult(
             TapStatus.APPLIED,
-            replace(stored, game=after, played_counted=played_counted),
+            replace(stored, game=after, played_counted=played_counted, hint=None),
             turn.outcome,
         )
+
+    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
+        """The position to search for a hint; an outcome instead when there is nothing to hint."""
+        stored = await self.storage.game(game_id)
+        refusal = self._refusal(stored, chat_id, user_id, self._clock())
+        if refusal is not None:
+            return refusal
+        assert stored is not None
+        if stored.challenge_id is not None:
+            return TapResult(TapStatus.HINTS_OFF, stored)
+        if stored.game.awaiting_choice:
+            return TapResult(TapStatus.APPLIED, stored, engine.Outcome.AWAITING_CHOICE)
+        if stored.game.over:
+            return TapResult(TapStatus.APPLIED, stored, engine.Outcome.GAME_OVER)
+        return TapResult(TapStatus.APPLIED, stored)
+
+    async def save_hint(self, searched: StoredGame, direction: str) -> StoredGame | None:
+        """Keep the hint, unless the game moved on while the search ran (then it is stale)."""
+        async with self.storage.transaction():
+            current = await self.storage.game(searched.id)
+            if current is None or current.game != searched.game or not current.active:
+                return None
+            await self.storage.save_hint(current, direction)
+        return replace(current, hint=direction, hints=current.hints + 1)

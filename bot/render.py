@@ -133,8 +133,23 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
 
 
-def board_keyboard(t: Translator, game_id: int, game: engine.Game) -> InlineKeyboardMarkup:
-    """A d-pad while playing; keep going / new game after a win; undo / new game at the end."""
+def direction_name(t: Translator, direction: engine.Direction) -> str:
+    names = {"up": t._("up"), "down": t._("down"), "left": t._("left"), "right": t._("right")}
+    return names[direction]
+
+
+def board_keyboard(
+    t: Translator,
+    game_id: int,
+    game: engine.Game,
+    *,
+    hint: str | None = None,
+    hints_on: bool = True,
+) -> InlineKeyboardMarkup:
+    """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
+
+    The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
+    """
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
     undo = _button("↩️ " + t._("Undo ({n})", n=game.undos_left), callbacks.game_tap(game_id, "undo"))
     if game.awaiting_choice:
@@ -145,10 +160,14 @@ def board_keyboard(t: Translator, game_id: int, game: engine.Game) -> InlineKeyb
         return InlineKeyboardMarkup([[undo, new] if can_undo else [new]])
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:
-        return _button(ARROWS[direction], callbacks.game_tap(game_id, direction))
+        label = ARROWS[direction] + (" 💡" if direction == hint else "")
+        return _button(label, callbacks.game_tap(game_id, direction))
 
+    tools = [undo, new]
+    if hints_on:
+        tools.insert(1, _button("💡 " + t._("Hint"), callbacks.game_tap(game_id, "hint")))
     return InlineKeyboardMarkup(
-        [[arrow("up")], [arrow("left"), arrow("right")], [arrow("down")], [undo, new]]
+        [[arrow("up")], [arrow("left"), arrow("right")], [arrow("down")], tools]
     )
 
 
@@ -189,6 +208,8 @@ def records_text(t: Translator, records: dict[int, Record]) -> str:
             lines.append(
                 t._("Fewest moves to 2048: {moves}", moves=t.number(record.fewest_moves_to_win))
             )
+        if record.hints_used:
+            lines.append(t.ngettext("{n} hint used", "{n} hints used", record.hints_used))
         if record.fastest_win_seconds is not None:
             lines.append(t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds)))
         blocks.append("\n".join(lines))

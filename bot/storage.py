@@ -82,6 +82,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (user_id, size)
         )""",
     ),
+    (
+        "ALTER TABLE games ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
+        # The direction the last hint suggested, shown on the board until the next change.
+        "ALTER TABLE games ADD COLUMN hint TEXT",
+        "ALTER TABLE records ADD COLUMN hints_used INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -106,6 +112,8 @@ class StoredGame:
     challenge_id: int | None = None
     # A challenge entry takes no moves from this moment on, even before the end job runs.
     closes_at: float | None = None
+    hints: int = 0
+    hint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +125,7 @@ class Record:
     highest_tile: int = 0
     fewest_moves_to_win: int | None = None
     fastest_win_seconds: float | None = None
+    hints_used: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +156,8 @@ class Standing:
 
 
 _GAME_COLUMNS = (
-    "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at"
+    "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
+    "hints, hint"
 )
 _CHALLENGE_COLUMNS = (
     "id, chat_id, chat_title, language, creator_id, size, seed, token, ends_at, message_id, "
@@ -168,6 +178,8 @@ def _game_from_row(row: aiosqlite.Row) -> StoredGame:
         played_counted=bool(row[6]),
         challenge_id=row[7],
         closes_at=row[8],
+        hints=row[9],
+        hint=row[10],
     )
 
 
@@ -321,8 +333,8 @@ class Storage:
         """Save a game's new state; `score_at` moves only when the score does (for ties)."""
         await self._db.execute(
             "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
-            "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ? "
-            "WHERE id = ?",
+            "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ?, "
+            "hint = NULL WHERE id = ?",
             (
                 _dump(game),
                 int(played_counted),
@@ -334,6 +346,17 @@ class Storage:
                 now,
                 stored.id,
             ),
+        )
+
+    async def save_hint(self, stored: StoredGame, direction: str) -> None:
+        """Show a hint on the board and count it, for the game and the player's records."""
+        await self._db.execute(
+            "UPDATE games SET hint = ?, hints = hints + 1 WHERE id = ?", (direction, stored.id)
+        )
+        await self._db.execute(
+            "INSERT INTO records (user_id, size, hints_used) VALUES (?, ?, 1) "
+            "ON CONFLICT (user_id, size) DO UPDATE SET hints_used = hints_used + 1",
+            (stored.owner_id, stored.game.size),
         )
 
     async def deactivate_game(self, game_id: int) -> None:
@@ -350,7 +373,7 @@ class Storage:
     async def records(self, user_id: int) -> dict[int, Record]:
         async with self._db.execute(
             "SELECT size, best_score, games_played, games_won, highest_tile, "
-            "fewest_moves_to_win, fastest_win_seconds FROM records WHERE user_id = ?",
+            "fewest_moves_to_win, fastest_win_seconds, hints_used FROM records WHERE user_id = ?",
             (user_id,),
         ) as cursor:
             rows = await cursor.fetchall()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import engine
 from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi, StoredMessage
+from bot.render import LADDER
 from bot.runner import polling
 from bot.storage import Storage
 
@@ -34,11 +36,13 @@ class RunningBot:
         database: Path,
         card_interval: float = 0.3,
         edit_interval: float = 0.01,
+        hint_budget_ms: float = 50.0,
     ) -> None:
         self.api = api
         self.database = database
         self.card_interval = card_interval
         self.edit_interval = edit_interval
+        self.hint_budget_ms = hint_budget_ms
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
@@ -48,6 +52,7 @@ class RunningBot:
             database=self.database,
             card_interval=self.card_interval,
             edit_interval=self.edit_interval,
+            hint_budget_ms=self.hint_budget_ms,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()
@@ -172,3 +177,30 @@ async def stored_game(database: Path, chat_id: int, owner_id: int) -> engine.Gam
         await store.close()
     assert stored is not None
     return stored.game
+
+
+DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
+
+
+def shown_board(text: str) -> tuple[int, ...]:
+    """Read the tile values back from a board message's emoji grid."""
+    lines = text.split("\n")
+    size = len(lines[2])
+    return tuple(
+        0 if ch == LADDER[0] else 1 << LADDER.index(ch)
+        for line in lines[2 : 2 + size]
+        for ch in line
+    )
+
+
+def shown_moves(text: str) -> int:
+    match = re.search(r"(\d+) moves?", text)
+    assert match is not None, text
+    return int(match.group(1))
+
+
+def replay(game: engine.Game, codes: str | list[str]) -> engine.Game:
+    """Where a series of taps (l, u, r, d) leads, applied one after another."""
+    for code in codes:
+        game = engine.play(game, DIRECTION[code], 0.0).game
+    return game

@@ -6,32 +6,22 @@ import asyncio
 import itertools
 import logging
 import random
-import re
 
 import pytest
 
-import engine
 from bot.callbacks import parse_game_tap
-from bot.render import LADDER
-from tests.conftest import RunningBot, User, button_data, put_board, stored_game
+from tests.conftest import (
+    RunningBot,
+    User,
+    button_data,
+    put_board,
+    replay,
+    shown_board,
+    shown_moves,
+    stored_game,
+)
 
 ARROW_DATA = {"⬅️": "l", "⬆️": "u", "➡️": "r", "⬇️": "d"}
-DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
-
-
-def shown_board(text: str) -> tuple[int, ...]:
-    """Read the tile values back from a board message's emoji grid."""
-    lines = text.split("\n")
-    size = len(lines[2])
-    return tuple(
-        0 if ch == LADDER[0] else 1 << LADDER.index(ch)
-        for line in lines[2 : 2 + size]
-        for ch in line
-    )
-
-
-def shown_moves(text: str) -> int:
-    return int(re.search(r"(\d+) moves?", text).group(1))
 
 
 async def eventually(check, timeout: float = 5.0) -> None:
@@ -40,12 +30,6 @@ async def eventually(check, timeout: float = 5.0) -> None:
     while not check():
         assert asyncio.get_running_loop().time() < deadline, "condition never held"
         await asyncio.sleep(0.05)
-
-
-def replay(game: engine.Game, codes: list[str]) -> engine.Game:
-    for code in codes:
-        game = engine.play(game, DIRECTION[code], 0.0).game
-    return game
 
 
 @pytest.fixture
@@ -67,7 +51,8 @@ async def test_fifty_taps_in_a_burst_equal_fifty_sequential_taps(api, paced_bot,
     board = await anna.open_board()
     start = await stored_game(paced_bot.database, 101, 101)
     game_id = button_data(board, "⬅️").split(":")[1]
-    codes = [random.Random(7).choice("lurd") for _ in range(50)]
+    rng = random.Random(7)
+    codes = [rng.choice("lurd") for _ in range(50)]
     mark = api.mark()
     queries = [
         api.tap(101, 101, board.message_id, f"g:{game_id}:{code}", strict=False) for code in codes

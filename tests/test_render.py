@@ -101,7 +101,7 @@ def test_game_over_keyboard_offers_undo_only_when_one_is_left():
 def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
     rows = [[b.text for b in row] for row in render.board_keyboard(EN, 1, game).inline_keyboard]
-    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo (5)", "🆕 New game"]]
+    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo (5)", "💡 Hint", "🆕 New game"]]
     data = [
         b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row
     ]

@@ -49,6 +49,9 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if tap is None or message is None:
         await on_unknown_button(update, context)
         return
+    if tap.action == "hint":
+        await _hint(update, context, tap.game_id)
+        return
     svc = services(context)
     if not svc.throttle.allow(query.from_user.id):
         t = translator(resolve_language(None, query.from_user.language_code))
@@ -62,6 +65,46 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
         if result.stored.challenge_id is not None:
             challenges.card_changed(context, result.stored.challenge_id)
+
+
+async def _hint(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int) -> None:
+    """Search off the event loop; moves go on meanwhile, and a hint for an old board is dropped."""
+    query = _query(update)
+    message = query.message
+    assert message is not None
+    svc = services(context)
+    aud = await audience(context, update)
+    t = aud.own
+    if not svc.hint_throttle.allow(query.from_user.id):
+        await answer(query, t._("Easy on the hints: give me a moment to think."))
+        return
+    position = await svc.games.hint_position(message.chat.id, query.from_user.id, game_id)
+    if position.status is TapStatus.HINTS_OFF:
+        await answer(query, t._("Hints are off in challenges: everyone plays on their own."))
+        return
+    if position.status is not TapStatus.APPLIED or position.outcome is not None:
+        await _answer_tap(update, context, position, aud)
+        return
+    assert position.stored is not None
+    searched = position.stored
+    direction = await svc.hints.suggest(searched.game.board, searched.game.size)
+    if direction is None:
+        await answer(query, t._("No move is left, so there is nothing to hint."))
+        return
+    async with svc.games.chat_lock(message.chat.id):
+        saved = await svc.games.save_hint(searched, direction)
+    if saved is None:
+        await answer(query, t._("The board changed while I was thinking. Ask again."))
+        return
+    await answer(
+        query,
+        t._(
+            "💡 Try {arrow} {direction}.",
+            arrow=render.ARROWS[direction],
+            direction=render.direction_name(t, direction),
+        ),
+    )
+    request_redraw(context, saved, message.message_id, aud.post, aud.player.view)
 
 
 async def _answer_tap(

@@ -13,6 +13,7 @@ from telegram.ext import ContextTypes
 from bot import render
 from bot.challenges import ChallengeService
 from bot.games import GameService
+from bot.hints import HintService
 from bot.i18n import Translator, resolve_language, translator
 from bot.redraw import Redrawer
 from bot.storage import Player, Storage, StoredGame
@@ -30,6 +31,8 @@ class Services:
     challenges: ChallengeService
     redrawer: Redrawer
     throttle: Throttle
+    hints: HintService
+    hint_throttle: Throttle
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
     # Names already saved, so an unchanged name costs no database write per update.
@@ -94,7 +97,10 @@ async def board_message(
         owner_name=owner_name,
         challenge_title=challenge_title,
     )
-    return text, render.board_keyboard(t, stored.id, stored.game)
+    keyboard = render.board_keyboard(
+        t, stored.id, stored.game, hint=stored.hint, hints_on=stored.challenge_id is None
+    )
+    return text, keyboard
 
 
 async def send_board(

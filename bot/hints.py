@@ -1,0 +1,41 @@
+"""Hints computed off the event loop, so one player's search never delays another's tap.
+
+The expectimax search is pure Python and CPU-bound: run on the event loop, a 50 ms search
+would freeze every chat for 50 ms. It runs in a process pool instead, one worker per core
+the event loop does not need, each with the 4×4 tables built once at start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from engine import Direction
+from engine.board import Board
+from engine.solver import DEFAULT_BUDGET_MS, best_move, warm_up
+
+
+def pool_size() -> int:
+    """Every core but one, which the event loop keeps; at least one worker."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class HintService:
+    def __init__(self, workers: int = 0, budget_ms: float = DEFAULT_BUDGET_MS) -> None:
+        self._budget_ms = budget_ms
+        # "spawn": a forked copy of a process with running threads (SQLite, HTTP) is unsafe.
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers or pool_size(),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=warm_up,
+        )
+
+    async def suggest(self, board: Board, size: int) -> Direction | None:
+        loop = asyncio.get_running_loop()
+        hint = await loop.run_in_executor(self._pool, best_move, board, size, self._budget_ms)
+        return None if hint is None else hint.direction
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

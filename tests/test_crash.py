@@ -1,0 +1,125 @@
+"""A real bot process killed mid-burst: nothing committed is lost, nothing shown is invented."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+import engine
+from tests.conftest import User, button_data, replay, shown_board, shown_moves
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def start_bot_process(api, database: Path) -> asyncio.subprocess.Process:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=api.token,
+        TELEGRAM_BASE_URL=api.base_url,
+        BOT_DATABASE=str(database),
+        LOG_LEVEL="WARNING",
+    )
+    mark = api.mark()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    await api.wait_request("setMyCommands", after=mark, timeout=30)
+    return process
+
+
+def saved_game(database: Path, owner: int) -> engine.Game:
+    with sqlite3.connect(database) as raw:
+        (state,) = raw.execute(
+            "SELECT state FROM games WHERE owner_id = ? AND active = 1", (owner,)
+        ).fetchone()
+    return engine.from_dict(__import__("json").loads(state))
+
+
+def prefix_reached(start: engine.Game, codes: str, game: engine.Game) -> int:
+    """How many of the taps, applied in order, lead exactly to `game`."""
+
+    def position(g: engine.Game) -> tuple:
+        return g.board, g.score, g.moves, g.undos_left
+
+    matches = [
+        k for k in range(len(codes) + 1) if position(replay(start, codes[:k])) == position(game)
+    ]
+    assert matches, "the saved game is not the result of any prefix of the taps"
+    return max(matches)
+
+
+async def burst(api, anna: User, board, codes: str) -> list[str]:
+    game_id = button_data(board, "⬅️").split(":")[1]
+    return [
+        api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{code}", strict=False)
+        for code in codes
+    ]
+
+
+def answered(api, queries: list[str]) -> int:
+    return sum(1 for q in queries if api.world.queries[q].answer is not None)
+
+
+async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, tmp_path):
+    database = tmp_path / "crash.sqlite3"
+    process = await start_bot_process(api, database)
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    start = saved_game(database, 101)
+    rng = random.Random(9)
+    codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
+    queries = await burst(api, anna, board, codes)
+    while answered(api, queries) < 15:
+        await asyncio.sleep(0.005)
+    process.kill()
+    await process.wait()
+    confirmed = answered(api, queries)
+
+    with sqlite3.connect(database) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    saved = saved_game(database, 101)
+    applied = prefix_reached(start, codes, saved)
+    assert applied >= confirmed  # every answered tap had been committed first
+    shown = api.stored_message(101, board.message_id).text
+    states = [replay(start, codes[:k]) for k in range(applied + 1)]
+    assert any(s.board == shown_board(shown) and s.moves == shown_moves(shown) for s in states), (
+        "the board message shows a state the database never had"
+    )
+
+    process = await start_bot_process(api, database)  # every game continues after a restart
+    try:
+        _, board = await anna.tap(api.stored_message(101, board.message_id), "↩️")
+        assert saved_game(database, 101).moves == saved.moves - 1 or saved.undos_left == 0
+    finally:
+        process.terminate()
+        await process.wait()
+
+
+async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api, tmp_path):
+    database = tmp_path / "stop.sqlite3"
+    process = await start_bot_process(api, database)
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    start = saved_game(database, 101)
+    rng = random.Random(11)
+    codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
+    queries = await burst(api, anna, board, codes)
+    while answered(api, queries) < 15:
+        await asyncio.sleep(0.005)
+    process.send_signal(signal.SIGTERM)
+    assert await asyncio.wait_for(process.wait(), timeout=30) == 0
+    stderr = (await process.stderr.read()).decode()
+    assert "Traceback" not in stderr and " ERROR " not in stderr, stderr
+
+    with sqlite3.connect(database) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    saved = saved_game(database, 101)
+    applied = prefix_reached(start, codes, saved)
+    assert applied >= answered(api, queries)
+    shown = api.stored_message(101, board.message_id).text
+    assert shown_board(shown) == saved.board and shown_moves(shown) == saved.moves

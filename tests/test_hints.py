@@ -1,0 +1,145 @@
+"""The 💡 hint end to end: a real search in a worker process, shown on the board."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+
+import pytest
+
+import engine
+from tests.conftest import RunningBot, User, button_data, buttons, put_board, stored_game
+
+GROUP = -100300400
+# A position with one clearly right answer: left merges two pairs into the corner row.
+OPENING = [[4, 4, 8, 8], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+MIDGAME_6X6 = [
+    [2, 4, 8, 16, 32, 64],
+    [0, 2, 4, 8, 16, 2],
+    [0, 0, 2, 4, 2, 4],
+    [0, 0, 0, 2, 0, 2],
+    [0, 0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 2],
+]
+
+
+def marked_arrows(board) -> list[str]:
+    return [label for label in buttons(board) if label.endswith("💡")]
+
+
+@pytest.mark.parametrize(
+    ("language", "toast_start", "hint_label"),
+    [("en", "💡 Try", "💡 Hint"), ("nl", "💡 Probeer", "💡 Tip"), ("de", "💡 Versuch", "💡 Tipp")],
+)
+async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
+    api, bot, language, toast_start, hint_label
+):
+    anna = User(api, 101, "Anna", language)
+    board = await anna.open_board()
+    game = await put_board(bot.database, 101, 101, OPENING)
+    answer, board = await anna.tap(board, hint_label)
+    assert answer["text"].startswith(toast_start)
+    (marked,) = marked_arrows(board)
+    direction = {"⬆️": "up", "⬇️": "down", "⬅️": "left", "➡️": "right"}[marked.split()[0]]
+    assert engine.play(game, direction, 0.0).outcome is not engine.Outcome.NOTHING_MOVES
+    assert marked.split()[0] in answer["text"]
+    _, board = await anna.tap(board, marked)  # playing the hint clears the mark
+    assert not marked_arrows(board)
+    (records,) = await anna.send("/best")
+    assert any(word in records for word in ("1 hint used", "1 tip gebruikt", "1 Tipp genutzt"))
+
+
+async def test_no_hints_in_challenges(api, bot):
+    anna = User(api, 101, "Anna")
+    bob = User(api, 202, "Bob")
+    api.add_group(GROUP, "Hint Club", admins={anna.id})
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await bob.open_board(f"/start {link.split('start=')[1]}")
+    assert not any("💡" in label for label in buttons(board))
+    game_id = button_data(board, "⬅️").split(":")[1]
+    answer, _ = await bob.tap_data(board, f"g:{game_id}:h", strict=False)
+    assert answer["text"] == "Hints are off in challenges: everyone plays on their own."
+
+
+async def test_hints_are_throttled_but_moves_never_are(api, bot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    game_id = button_data(board, "⬅️").split(":")[1]
+    answers = []
+    for i in range(6):
+        query = api.tap(101, 101, board.message_id, f"g:{game_id}:h", strict=False)
+        answers.append(await api.wait_answer(query, timeout=15))
+        move = api.tap(101, 101, board.message_id, f"g:{game_id}:{'lrud'[i % 4]}", strict=False)
+        await api.wait_answer(move)
+    throttled = [a for a in answers if a["text"].startswith("Easy on the hints")]
+    assert 1 <= len(throttled) <= 3
+    assert (await stored_game(bot.database, 101, 101)).moves >= 3
+
+
+async def test_other_players_taps_are_not_delayed_by_a_burst_of_hints(api, tmp_path):
+    """The search runs in a worker process: the event loop keeps serving everyone else.
+
+    Long searches (a 400 ms budget on varied 6×6 boards) make the difference plain: on the
+    event loop they would stall every tap that arrives while they run.
+    """
+    bot = RunningBot(api, tmp_path / "hints.sqlite3", hint_budget_ms=400)
+    await bot.start()
+    try:
+        await _measure_taps_during_hints(api, bot)
+    finally:
+        await bot.stop()
+
+
+async def _measure_taps_during_hints(api, bot):
+    tapper = User(api, 500, "Tapper")
+    board = await tapper.open_board()
+    game_id = button_data(board, "⬅️").split(":")[1]
+
+    async def tap_latencies(count: int) -> list[float]:
+        latencies = []
+        for i in range(count):
+            start = time.perf_counter()
+            query = api.tap(
+                500, 500, board.message_id, f"g:{game_id}:{'lrud'[i % 4]}", strict=False
+            )
+            await api.wait_answer(query)
+            latencies.append(time.perf_counter() - start)
+        return latencies
+
+    quiet = await tap_latencies(30)
+    thinkers = []
+    for i in range(6):
+        thinker = User(api, 600 + i, f"Thinker {i}")
+        their_board = await thinker.open_board("/new 6", replies=1)
+        rows = [row[i:] + row[:i] for row in MIDGAME_6X6]  # a different board for each
+        await put_board(bot.database, thinker.id, thinker.id, rows)
+        thinkers.append((thinker, their_board, button_data(their_board, "⬅️").split(":")[1]))
+    hint_queries = []
+
+    async def ask_for_hints() -> None:
+        for i in range(6):
+            thinker, their_board, their_game = thinkers[i % len(thinkers)]
+            hint_queries.append(
+                api.tap(
+                    thinker.id,
+                    thinker.id,
+                    their_board.message_id,
+                    f"g:{their_game}:h",
+                    strict=False,
+                )
+            )
+            await asyncio.sleep(0.1)
+
+    busy, _ = await asyncio.gather(tap_latencies(30), ask_for_hints())
+    hinted = [await api.wait_answer(q, timeout=30) for q in hint_queries]
+    assert sum(a["text"].startswith("💡") for a in hinted) == 6  # every search ran
+    print(
+        f"tap latency quiet mean {statistics.mean(quiet) * 1000:.1f} ms, "
+        f"during hints mean {statistics.mean(busy) * 1000:.1f} ms, max {max(busy) * 1000:.1f}"
+    )
+    assert statistics.mean(busy) < statistics.mean(quiet) + 0.03
