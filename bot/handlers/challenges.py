@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest
 from telegram.ext import Application, ContextTypes
 
@@ -105,7 +105,7 @@ async def _card_translator(context: ContextTypes.DEFAULT_TYPE, challenge: Challe
 
 async def _card(
     context: ContextTypes.DEFAULT_TYPE, challenge: Challenge, t: Translator
-) -> tuple[str, object]:
+) -> tuple[str, InlineKeyboardMarkup | None]:
     storage = services(context).storage
     standings = await storage.challenge_standings(challenge.id, CARD_TOP)
     players = await storage.challenge_players(challenge.id)
@@ -147,7 +147,7 @@ async def _edit_card(context: ContextTypes.DEFAULT_TYPE, challenge: Challenge) -
             text,
             chat_id=challenge.chat_id,
             message_id=challenge.message_id,
-            reply_markup=markup,  # type: ignore[arg-type]
+            reply_markup=markup,
         )
     except BadRequest as error:
         if "not modified" not in error.message.lower():
