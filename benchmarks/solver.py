@@ -22,7 +22,9 @@ Three measurements:
   pick the move a much deeper search picked. `--make-positions` regenerates that file: it
   plays a few games with the depth-3 solver (deterministic, so anyone gets the same games),
   keeps every so many positions that have more than one valid move, and searches each to
-  `DEEP_DEPTH` player moves without a time limit. tests/test_solver.py checks the CI setting
+  `DEEP_DEPTH` player moves without a time limit. Both use the probability cutoff 1e-4 of
+  the published programs (not the solver's faster default), so the file can be remade
+  exactly, as long as the search itself is unchanged. tests/test_solver.py checks the CI setting
   (depth 2) against the agreement measured here.
 
 Per-decision times are wall-clock times around `best_move`, so they include any time the
@@ -58,6 +60,9 @@ POSITION_COUNT = 300
 POSITION_SEEDS = (9001, 9002, 9003, 9004, 9005, 9006)
 POSITION_PLAY_DEPTH = 3
 DEEP_DEPTH = 6
+# The probability cutoff of both the games and the deep search: the published programs'
+# value, pinned so that the file can be remade exactly whatever the solver's own default.
+REFERENCE_CUTOFF = 1e-4
 CI_DEPTH = 3  # keep equal to tests/test_solver.py
 
 
@@ -259,7 +264,9 @@ def _sample_game(seed: int) -> list[tuple[int, tuple[int, ...]]]:
     while True:
         if game.awaiting_choice:
             game = engine.keep_going(game, 0.0).game
-        hint = best_move(game.board, 4, budget_ms=None, max_depth=POSITION_PLAY_DEPTH)
+        hint = best_move(
+            game.board, 4, budget_ms=None, max_depth=POSITION_PLAY_DEPTH, cutoff=REFERENCE_CUTOFF
+        )
         if hint is None:
             return positions
         if hint.depth > 0:  # depth 0 means the move was forced: nothing to agree on
@@ -269,7 +276,7 @@ def _sample_game(seed: int) -> list[tuple[int, tuple[int, ...]]]:
 
 def _deep(board: tuple[int, ...]) -> tuple[tuple[int, ...], str, float]:
     start = time.perf_counter()
-    hint = best_move(board, 4, budget_ms=None, max_depth=DEEP_DEPTH)
+    hint = best_move(board, 4, budget_ms=None, max_depth=DEEP_DEPTH, cutoff=REFERENCE_CUTOFF)
     assert hint is not None
     return board, hint.direction, time.perf_counter() - start
 
@@ -296,7 +303,8 @@ def make_positions(processes: int, path: Path = POSITIONS_FILE) -> None:
         "about": (
             "4x4 positions from self-play games of the depth-3 solver (seeds "
             f"{', '.join(map(str, POSITION_SEEDS))}; forced moves left out), each with the move a "
-            f"depth-{DEEP_DEPTH} search (no time limit) chose. Made by "
+            f"depth-{DEEP_DEPTH} search (no time limit, probability cutoff {REFERENCE_CUTOFF:g})"
+            " chose. Made by "
             "`python -m benchmarks.solver --make-positions`."
         ),
         "size": 4,

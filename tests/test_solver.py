@@ -26,11 +26,12 @@ POSITIONS = Path(__file__).parent / "data" / "solver_positions.json"
 # The CI setting: a deterministic search this many player moves deep (about 1 ms a hint).
 CI_DEPTH = 3
 # Share of the 300 positions in tests/data/solver_positions.json where the CI setting picks
-# the stored depth-6 move: 197/300, measured with `python -m benchmarks.solver
-# --agreement-only` right after `--make-positions` wrote the file (depth 1: 47.0%, depth 2:
-# 55.7%, depth 4: 74.0%). The test allows MARGIN below it: a change that weakens the
-# evaluation or the search fails, a harmless reordering of float sums does not.
-MEASURED_AGREEMENT = 197 / 300
+# the stored move of the depth-6 reference search: 207/300 = 69.0%, measured with
+# `python -m benchmarks.solver --agreement-only` (which also printed depth 1: 54.3%, depth 2:
+# 59.3%, depth 4: 77.0%, and 80.7% for the real 50 ms hint). The test allows MARGIN below
+# it: a change that weakens the evaluation or the search fails, while one that merely moves
+# a near-tie or two does not. Re-measure and update this after a deliberate change.
+MEASURED_AGREEMENT = 207 / 300
 MARGIN = 0.03
 
 
@@ -171,9 +172,9 @@ def test_fast_path_and_generic_path_agree_on_4x4():
         assert evaluate4(packed, transpose) == pytest.approx(
             sum(_line_scores(rows)) + sum(_line_scores(cols))
         )
-        for depth in (1, 2, 3):
-            fast, _, _ = search4(packed, transpose, depth, None, 1e-4, {}, {})
-            slow, _, _ = search_generic(rows, cols, 4, depth, None, 1e-4, {}, {})
+        for depth, cutoff in ((1, 1e-4), (2, 1e-4), (3, 1e-4), (3, 3e-3), (4, 3e-2)):
+            fast, _, _ = search4(packed, transpose, depth, None, cutoff, {}, {})
+            slow, _, _ = search_generic(rows, cols, 4, depth, None, cutoff, {}, {})
             assert [d for d, _ in fast] == [d for d, _ in slow]
             for (_, a), (_, b) in zip(fast, slow, strict=True):
                 assert a == pytest.approx(b, rel=1e-9)
@@ -237,6 +238,15 @@ def test_a_budget_deepens_the_search():
     hint = best_move(board, 4, budget_ms=200)
     assert hint is not None and hint.depth >= 2
     assert hint.nodes > 0 and hint.elapsed_ms > 0
+
+
+def test_roomy_big_boards_stay_shallow_unless_asked():
+    """A 6×6 board that is mostly empty gets depth 2 under a budget, deeper only on request."""
+    board = (2, 4, 8, 2) + (0,) * 32
+    hint = best_move(board, 6, budget_ms=5000)
+    assert hint is not None and hint.depth == 2
+    hint = best_move(board, 6, budget_ms=None, max_depth=3)
+    assert hint is not None and hint.depth == 3
 
 
 def test_bad_input_is_rejected():

@@ -214,8 +214,13 @@ def search_generic(
         if depth == 1 or p2 < cutoff:
             if depth == 1:
                 truncated = True
-            for r2, c2, r4, c4 in kids:
-                total += 0.9 * maxleaf(r2, c2) + 0.1 * maxleaf(r4, c4)
+            if p4 >= cutoff:
+                for r2, c2, r4, c4 in kids:
+                    total += 0.9 * maxleaf(r2, c2) + 0.1 * maxleaf(r4, c4)
+            else:  # a 4 this unlikely is taken to score like the 2 (see fast.search4)
+                nodes -= n
+                for r2, c2, _, _ in kids:
+                    total += maxleaf(r2, c2)
         else:
             d = depth - 1
             deep4 = p4 >= cutoff
