@@ -124,15 +124,18 @@ def card_changed(context: ContextTypes.DEFAULT_TYPE, challenge_id: int) -> None:
     if job_queue.get_jobs_by_name(name):
         return
     svc = services(context)
-    last = context.bot_data.setdefault("card_edited_at", {}).get(challenge_id, 0.0)
-    delay = max(0.0, last + svc.card_interval - time.monotonic())
+    edited_at = context.bot_data.setdefault("card_edited_at", {})
+    now = time.monotonic()
+    delay = max(0.0, edited_at.get(challenge_id, 0.0) + svc.card_interval - now)
+    # Book the edit's time now: once the job starts it is no longer listed, and a tap
+    # landing before its first line runs would otherwise schedule a second edit at once.
+    edited_at[challenge_id] = now + delay
     job_queue.run_once(_refresh_card, delay, data=challenge_id, name=name)
 
 
 async def _refresh_card(context: ContextTypes.DEFAULT_TYPE) -> None:
     assert context.job is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    context.bot_data.setdefault("card_edited_at", {})[challenge_id] = time.monotonic()
     current = await services(context).storage.challenge(challenge_id)
     if current is None or current.finished or current.message_id is None:
         return
