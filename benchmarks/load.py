@@ -6,25 +6,47 @@ and edits its message with a fixed text and a counter. Every chat sends all its 
 (open loop), so the figures are saturation throughput. Printed per run: taps/s (taps sent
 until the last one is answered), p50/p99 latency from a tap being sent to the first edit of
 its chat that reflects it (the bot coalesces a chat's moves into one edit every 0.5 s, the
-floor edits once per tap), and the process's peak memory (VmHWM). Taps that move nothing
-get a toast and no edit; they count for throughput, not for latency.
+floor edits once per tap), and the processes' peak memory (VmHWM, the largest one). Taps
+that move nothing get a toast and no edit; they count for throughput, not for latency.
 
     .venv/bin/python -m benchmarks.load [--chats 200] [--taps 50]
+
+`--backends` compares deployments instead (comma-separated, in that order):
+
+    sqlite            one process, long polling, SQLite file (the default deployment)
+    postgres          one process, long polling, PostgreSQL
+    postgres-webhook  one process, webhook, PostgreSQL
+    postgres-x2       two processes, webhook, one PostgreSQL: the emulator delivers
+                      round-robin to both, as a load balancer would
+    floor             the python-telegram-bot floor described above
+
+    .venv/bin/python -m benchmarks.load --backends sqlite,postgres,postgres-x2 \
+        --database-url postgresql://postgres@127.0.0.1:54329/bot2048_test
+
+The PostgreSQL runs need a server: --database-url, else DATABASE_URL or TEST_DATABASE_URL
+(`.ci/postgres start DIR PORT --durable` starts one). Each run gets a fresh schema there. In
+webhook mode Telegram sends a chat's updates one at a time, each once the previous one was
+answered, and at most `max_connections` at once; the emulator does the same.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
+import socket
 import statistics
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
@@ -32,6 +54,26 @@ from bot.emulator import FakeBotApi
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR_BUTTON = InlineKeyboardMarkup([[InlineKeyboardButton("tap", callback_data="tap")]])
+WEBHOOK_SECRET = "load-benchmark"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One way to deploy the bot: how many processes, how updates arrive, where data lives."""
+
+    processes: int = 1
+    webhook: bool = False
+    postgres: bool = False
+    floor: bool = False
+
+
+SETUPS = {
+    "sqlite": Setup(),
+    "postgres": Setup(postgres=True),
+    "postgres-webhook": Setup(webhook=True, postgres=True),
+    "postgres-x2": Setup(processes=2, webhook=True, postgres=True),
+    "floor": Setup(floor=True),
+}
 
 
 @dataclass
@@ -45,7 +87,7 @@ class Result:
         ordered = sorted(self.latencies)
         p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
         return (
-            f"{name:6} {self.taps / self.seconds:8.0f} taps/s   p50 "
+            f"{name:16} {self.taps / self.seconds:8.0f} taps/s   p50 "
             f"{statistics.median(ordered) * 1000:7.1f} ms   p99 {p99 * 1000:7.1f} ms   "
             f"peak {self.peak_kib / 1024:6.1f} MiB"
         )
@@ -89,8 +131,49 @@ def _peak_kib(pid: int) -> int:
     return 0
 
 
-async def measure(kind: str, chats: int, taps: int, folder: Path) -> Result:
-    async with FakeBotApi() as api:
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.asynccontextmanager
+async def _fresh_schema(url: str) -> AsyncIterator[str]:
+    """A URL whose tables go into a new schema, dropped afterwards."""
+    schema = f"load_{uuid.uuid4().hex[:12]}"
+    connection = await asyncpg.connect(url)
+    await connection.execute(f"CREATE SCHEMA {schema}")
+    await connection.close()
+    try:
+        yield f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+    finally:
+        connection = await asyncpg.connect(url)
+        await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+        await connection.close()
+
+
+async def _wait_listening(port: int, process: asyncio.subprocess.Process) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        if process.returncode is not None:
+            raise RuntimeError("a bot process exited during start-up")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        return
+
+
+async def measure(
+    kind: str, chats: int, taps: int, folder: Path, database_url: str | None = None
+) -> Result:
+    setup = SETUPS["floor" if kind == "floor" else "sqlite" if kind == "bot" else kind]
+    async with contextlib.AsyncExitStack() as stack:
+        api = await stack.enter_async_context(FakeBotApi())
         env = dict(
             os.environ,
             TELEGRAM_BOT_TOKEN=api.token,
@@ -98,68 +181,138 @@ async def measure(kind: str, chats: int, taps: int, folder: Path) -> Result:
             BOT_DATABASE=str(folder / f"{kind}.sqlite3"),
             LOG_LEVEL="WARNING",
         )
-        command = ["-m", "bot"] if kind == "bot" else ["-m", "benchmarks.load", "--floor"]
-        process = await asyncio.create_subprocess_exec(sys.executable, *command, cwd=ROOT, env=env)
+        for name in ("DATABASE_URL", "WEBHOOK_URL", "WEBHOOK_SECRET", "PORT", "LISTEN"):
+            env.pop(name, None)
+        if setup.postgres:
+            if not database_url:
+                raise SystemExit(f"{kind}: needs --database-url (or DATABASE_URL)")
+            env["DATABASE_URL"] = await stack.enter_async_context(_fresh_schema(database_url))
+        command = ["-m", "bot"] if not setup.floor else ["-m", "benchmarks.load", "--floor"]
+        processes: list[asyncio.subprocess.Process] = []
+        ports = [_free_port() for _ in range(setup.processes)]
         try:
-            await api.wait_request("getUpdates", timeout=60)
-            boards: dict[int, tuple[int, str]] = {}
-            for chat in range(1, chats + 1):
-                api.add_user(chat, f"Player {chat}")
-                mark = api.mark()
-                api.send_text(chat, chat, "/start")
-                sent = await api.wait_for(
-                    lambda r, c=chat: (
-                        r.method == "sendMessage"
-                        and r.params.get("chat_id") == c
-                        and "reply_markup" in r.params
-                    ),
-                    after=mark,
-                    timeout=30,
+            for port in ports:
+                if setup.webhook:
+                    env.update(
+                        WEBHOOK_URL="https://bot.example/load",
+                        WEBHOOK_SECRET=WEBHOOK_SECRET,
+                        PORT=str(port),
+                        LISTEN="127.0.0.1",
+                    )
+                processes.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable,
+                        *command,
+                        *(["--webhook"] if setup.webhook else []),
+                        cwd=ROOT,
+                        env=env,
+                    )
                 )
-                first = sent.params["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
-                boards[chat] = (sent.result["message_id"], first.rsplit(":", 1)[0])
-            rng = random.Random(1)
-            mark, begin = api.mark(), time.time()
-            sent_at: dict[str, tuple[int, float]] = {}
-            for _ in range(taps):
-                for chat, (message_id, prefix) in boards.items():
-                    data = "tap" if kind == "floor" else f"{prefix}:{rng.choice('lurd')}"
-                    query = api.tap(chat, chat, message_id, data, strict=False)
-                    sent_at[query] = (chat, time.time())
-            queries = api.world.queries
-            while any(queries[q].answer is None for q in sent_at):
-                await asyncio.sleep(0.05)
-            answers = {
-                r.params["callback_query_id"]: r
-                for r in api.find_requests("answerCallbackQuery", after=mark)
-            }
-            seconds = max(r.time for r in answers.values()) - begin
-            await asyncio.sleep(1.5)  # the last coalesced edits
-            edits: dict[int, list[float]] = {}
-            for edit in api.find_requests("editMessageText", after=mark):
-                edits.setdefault(edit.params["chat_id"], []).append(edit.time)
-            latencies = []
-            for query, (chat, when) in sent_at.items():
-                answer = answers[query]
-                if answer.params.get("text"):
-                    continue  # nothing moved: no edit to wait for
-                after = [t for t in edits.get(chat, []) if t >= answer.time]
-                if after:
-                    latencies.append(min(after) - when)
-            return Result(len(sent_at), seconds, latencies, _peak_kib(process.pid))
+            if setup.webhook:
+                for port, process in zip(ports, processes, strict=True):
+                    await _wait_listening(port, process)
+                api.webhook_targets = [f"http://127.0.0.1:{port}/load" for port in ports]
+            else:
+                await api.wait_request("getUpdates", timeout=60)
+            return await _drive(api, setup, chats, taps, processes)
         finally:
-            process.terminate()
-            await process.wait()
+            for process in processes:
+                if process.returncode is None:
+                    process.terminate()
+            for process in processes:
+                await process.wait()
+
+
+async def _drive(
+    api: FakeBotApi,
+    setup: Setup,
+    chats: int,
+    taps: int,
+    processes: list[asyncio.subprocess.Process],
+) -> Result:
+    boards: dict[int, tuple[int, str]] = {}
+    for chat in range(1, chats + 1):
+        api.add_user(chat, f"Player {chat}")
+        mark = api.mark()
+        api.send_text(chat, chat, "/start")
+        sent = await api.wait_for(
+            lambda r, c=chat: (
+                r.method == "sendMessage"
+                and r.params.get("chat_id") == c
+                and "reply_markup" in r.params
+            ),
+            after=mark,
+            timeout=30,
+        )
+        first = sent.params["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        boards[chat] = (sent.result["message_id"], first.rsplit(":", 1)[0])
+    rng = random.Random(1)
+    mark, begin = api.mark(), time.time()
+    sent_at: dict[str, tuple[int, float]] = {}
+    for _ in range(taps):
+        for chat, (message_id, prefix) in boards.items():
+            data = "tap" if setup.floor else f"{prefix}:{rng.choice('lurd')}"
+            query = api.tap(chat, chat, message_id, data, strict=False)
+            sent_at[query] = (chat, time.time())
+    queries = api.world.queries
+    while any(queries[q].answer is None for q in sent_at):
+        await asyncio.sleep(0.05)
+    answers = {
+        r.params["callback_query_id"]: r
+        for r in api.find_requests("answerCallbackQuery", after=mark)
+    }
+    seconds = max(r.time for r in answers.values()) - begin
+    await asyncio.sleep(1.5)  # the last coalesced edits
+    edits: dict[int, list[float]] = {}
+    for edit in api.find_requests("editMessageText", after=mark):
+        edits.setdefault(edit.params["chat_id"], []).append(edit.time)
+    latencies = []
+    for query, (chat, when) in sent_at.items():
+        answer = answers[query]
+        if answer.params.get("text"):
+            continue  # nothing moved: no edit to wait for
+        after = [t for t in edits.get(chat, []) if t >= answer.time]
+        if after:
+            latencies.append(min(after) - when)
+    peak = max(_peak_kib(process.pid) for process in processes)
+    return Result(len(sent_at), seconds, latencies, peak)
+
+
+def _compare_backends(args: argparse.Namespace, names: list[str]) -> None:
+    unknown = [name for name in names if name not in SETUPS]
+    if unknown:
+        raise SystemExit(f"unknown --backends {unknown}; choose from {', '.join(SETUPS)}")
+    url = (
+        args.database_url
+        or os.environ.get("DATABASE_URL", "").strip()
+        or os.environ.get("TEST_DATABASE_URL", "").strip()
+        or None
+    )
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            results[name] = asyncio.run(measure(name, args.chats, args.taps, Path(folder), url))
+    print(f"{args.chats} chats x {args.taps} taps, all sent at once")
+    for name, result in results.items():
+        print(result.line(name))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chats", type=int, default=200)
     parser.add_argument("--taps", type=int, default=50)
+    parser.add_argument(
+        "--backends",
+        help=f"compare deployments instead, comma-separated: {', '.join(SETUPS)}",
+    )
+    parser.add_argument("--database-url", help="the PostgreSQL server for the postgres runs")
     parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
         run_floor()
+        return
+    if args.backends:
+        _compare_backends(args, [name.strip() for name in args.backends.split(",")])
         return
     with tempfile.TemporaryDirectory() as folder:
         bot = asyncio.run(measure("bot", args.chats, args.taps, Path(folder)))

@@ -1,5 +1,8 @@
 """`python -m bot`: run the bot with long polling, configured from the environment.
 
+`python -m bot --webhook` (or WEBHOOK_URL set) serves Telegram's webhook instead, on PORT,
+checking WEBHOOK_SECRET: the mode for several processes sharing one PostgreSQL database.
+
 `python -m bot --playground [--port 8080]` runs it instead against a local Telegram
 stand-in with a web page: no token, no network.
 """
@@ -17,9 +20,11 @@ from pathlib import Path
 from telegram import Update
 
 from bot.app import build_application
-from bot.config import ConfigError, load_config, load_log_level
+from bot.config import Config, ConfigError, load_config, load_log_level
+from bot.storage import StorageUnavailable
 
 PLAYGROUND_DATABASE = "playground.sqlite3"
+WEBHOOK_MAX_CONNECTIONS = 100
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
         "--playground",
         action="store_true",
         help="try the bot in your browser against a local Telegram stand-in (no token needed)",
+    )
+    parser.add_argument(
+        "--webhook",
+        action="store_true",
+        help="receive updates by webhook (WEBHOOK_URL, WEBHOOK_SECRET, PORT) instead of polling",
     )
     parser.add_argument(
         "--port",
@@ -72,20 +82,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.port is not None and not args.playground:
         parser.error("--port only applies to --playground")
+    if args.webhook and args.playground:
+        parser.error("--webhook and --playground exclude each other")
     if args.playground:
         port = 8080 if args.port is None else args.port
         if not 0 <= port <= 65535:
             parser.error("--port must be between 0 and 65535")
         return _playground(port, os.environ)
     try:
-        config = load_config(os.environ)
+        config = load_config(os.environ, webhook=args.webhook)
     except ConfigError as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
     _configure_logging(config.log_level)
-    application = build_application(config)
-    application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+    try:
+        _run(config)
+    except StorageUnavailable as error:
+        print(f"bot2048: {error}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _run(config: Config) -> None:
+    application = build_application(config)
+    if config.webhook is None:
+        application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+        return
+    webhook = config.webhook
+    application.run_webhook(
+        listen=webhook.listen,
+        port=webhook.port,
+        url_path=webhook.path,
+        webhook_url=webhook.url,
+        secret_token=webhook.secret,
+        allowed_updates=Update.ALL_TYPES,
+        drop_pending_updates=False,
+        # Telegram's most: updates of different chats in parallel (each chat's stay in order).
+        max_connections=WEBHOOK_MAX_CONNECTIONS,
+        # Every process registers the same URL at start-up; a brief refusal is no reason to die.
+        bootstrap_retries=3,
+    )
 
 
 if __name__ == "__main__":

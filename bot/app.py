@@ -6,20 +6,21 @@ import logging
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 
 from bot import handlers, texts
 from bot.challenges import ChallengeService
 from bot.config import Config
 from bot.games import GameService
-from bot.handlers.challenges import reschedule_open_challenges
+from bot.handlers.challenges import reschedule_open_challenges, schedule_end
 from bot.handlers.common import Services
 from bot.hints import HintService
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.ratelimit import ChatRateLimiter
 from bot.redraw import Redrawer
-from bot.storage import Storage
+from bot.storage import open_storage
 from bot.throttle import Throttle
+from bot.webhook import AcknowledgingProcessor, AcknowledgingQueue
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -39,6 +40,20 @@ async def _set_command_menus(application: Application) -> None:
         await application.bot.set_my_commands(commands, language_code=language_code)
 
 
+async def _adopt_open_challenges(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """With a shared database: schedule the end of challenges another process created.
+
+    Every process ends every open challenge on time; `finish_challenge` lets exactly one of
+    them post the final card and the winner. Without this, a challenge would wait for a
+    restart if the process that created it went away.
+    """
+    application = context.application
+    assert application.job_queue is not None
+    for challenge in await application.bot_data["services"].storage.open_challenges():
+        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
+            schedule_end(application, challenge)
+
+
 def build_application(config: Config) -> Application:
     builder = (
         ApplicationBuilder()
@@ -49,20 +64,26 @@ def build_application(config: Config) -> Application:
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
             )
         )
-        # Different chats are served concurrently; GameService's per-chat lock keeps the
-        # taps of one chat in arrival order.
-        .concurrent_updates(True)
         # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
         # with no global 30/s cap: that is broadcast guidance, and every tap costs two calls.
         .rate_limiter(ChatRateLimiter())
     )
+    if config.webhook is None:
+        # Different chats are served concurrently; GameService's per-chat lock keeps the
+        # taps of one chat in arrival order.
+        builder = builder.concurrent_updates(True)
+    else:
+        # The same, and each webhook request is answered once its update is handled, so
+        # Telegram's one-at-a-time delivery per chat keeps the order across processes.
+        queue = AcknowledgingQueue()
+        builder = builder.update_queue(queue).concurrent_updates(AcknowledgingProcessor(queue))
     if config.base_url:
         builder = builder.base_url(config.base_url.rstrip("/")).base_file_url(
             config.base_url.rstrip("/").removesuffix("/bot") + "/file/bot"
         )
 
     async def post_init(application: Application) -> None:
-        storage = await Storage.open(config.database)
+        storage = await open_storage(config)
         application.bot_data["services"] = Services(
             storage=storage,
             games=GameService(storage),
@@ -75,7 +96,14 @@ def build_application(config: Config) -> Application:
         )
         await _set_command_menus(application)
         await reschedule_open_challenges(application)
-        log.info("bot @%s ready, database %s", application.bot.username, config.database)
+        if config.database_url:
+            assert application.job_queue is not None
+            application.job_queue.run_repeating(
+                _adopt_open_challenges,
+                interval=config.challenge_sync_interval,
+                name="adopt-open-challenges",
+            )
+        log.info("bot @%s ready, database %r", application.bot.username, storage)
 
     async def post_stop(application: Application) -> None:
         services = application.bot_data.get("services")

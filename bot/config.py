@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Telegram's rule for setWebhook's secret_token.
+SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+DEFAULT_WEBHOOK_PORT = 8443
 
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message is meant for the operator."""
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """Webhook mode: Telegram posts updates to `url`; the bot listens on `listen`:`port`."""
+
+    url: str  # the public HTTPS URL registered with Telegram (WEBHOOK_URL)
+    secret: str  # sent back by Telegram in X-Telegram-Bot-Api-Secret-Token (WEBHOOK_SECRET)
+    port: int = DEFAULT_WEBHOOK_PORT  # PORT
+    listen: str = "0.0.0.0"  # LISTEN
+
+    @property
+    def path(self) -> str:
+        """The path the local server answers on: the public URL's path."""
+        return urllib.parse.urlsplit(self.url).path.strip("/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +46,21 @@ class Config:
     edit_interval: float = 0.5
     # The hint's hard time cap per search, in milliseconds.
     hint_budget_ms: float = 50.0
+    # With PostgreSQL, seconds between two looks for challenges other processes created.
+    challenge_sync_interval: float = 60.0
+    # PostgreSQL instead of the SQLite file `database` (DATABASE_URL).
+    database_url: str | None = None
+    # Receive updates by webhook instead of long polling.
+    webhook: Webhook | None = None
+
+    @property
+    def database_label(self) -> str:
+        """Where the data lives, for a log line (without any password)."""
+        if self.database_url:
+            from bot.storage.postgres import describe_url
+
+            return describe_url(self.database_url)
+        return f"SQLite {self.database}"
 
 
 def load_log_level(env: Mapping[str, str]) -> str:
@@ -36,7 +70,46 @@ def load_log_level(env: Mapping[str, str]) -> str:
     return log_level
 
 
-def load_config(env: Mapping[str, str]) -> Config:
+def load_database_url(env: Mapping[str, str]) -> str | None:
+    url = env.get("DATABASE_URL", "").strip() or None
+    if url is not None and not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(
+            "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db); "
+            "unset it to use the SQLite file in BOT_DATABASE."
+        )
+    return url
+
+
+def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
+    """Webhook settings when WEBHOOK_URL is set (or `required`, for --webhook), else None."""
+    url = env.get("WEBHOOK_URL", "").strip()
+    if not url:
+        if required:
+            raise ConfigError(
+                "WEBHOOK_URL is not set: webhook mode needs the public https:// URL "
+                "Telegram should post updates to."
+            )
+        return None
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise ConfigError("WEBHOOK_URL must be a public https:// URL (Telegram requires HTTPS).")
+    secret = env.get("WEBHOOK_SECRET", "").strip()
+    if not secret:
+        raise ConfigError(
+            "WEBHOOK_SECRET is not set: webhook mode needs a secret of 1-256 characters "
+            "A-Z, a-z, 0-9, _ and -."
+        )
+    if not SECRET_PATTERN.fullmatch(secret):
+        raise ConfigError("WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and -.")
+    raw_port = env.get("PORT", "").strip() or str(DEFAULT_WEBHOOK_PORT)
+    if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
+        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
+    listen = env.get("LISTEN", "").strip() or "0.0.0.0"
+    return Webhook(url=url, secret=secret, port=int(raw_port), listen=listen)
+
+
+def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
+    """The bot's configuration; `webhook` (the --webhook flag) makes WEBHOOK_URL required."""
     token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
     if not token:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set: get a token from @BotFather.")
@@ -49,4 +122,11 @@ def load_config(env: Mapping[str, str]) -> Config:
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
     log_level = load_log_level(env)
     database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
-    return Config(token=token, base_url=base_url, database=database, log_level=log_level)
+    return Config(
+        token=token,
+        base_url=base_url,
+        database=database,
+        log_level=log_level,
+        database_url=load_database_url(env),
+        webhook=load_webhook(env, required=webhook),
+    )

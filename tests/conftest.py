@@ -1,18 +1,26 @@
-"""End-to-end harness: the real Application, the Bot API emulator on 127.0.0.1, real SQLite.
+"""End-to-end harness: the real Application, the Bot API emulator on 127.0.0.1, a real database.
 
 Tests act as Telegram users through the emulator and look only at what the bot sent, plus the
 database where a test needs to set up a position (a board one merge from 2048, say).
+
+Every test that uses the `database` fixture (and so `bot`) runs twice: on a SQLite file and on
+PostgreSQL, in a schema of its own. PostgreSQL is the server at TEST_DATABASE_URL (default
+postgresql://postgres@127.0.0.1:54329/bot2048_test, what `.ci/postgres start DIR` starts);
+without a reachable server those variants are skipped, except in CI (CI set), where they fail.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
+import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 
 import engine
@@ -26,6 +34,89 @@ from bot.storage import Storage
 # Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
+DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
+BACKENDS = ("sqlite", "postgres")
+# A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as Storage.open takes it.
+Database = Path | str
+_server_checked: dict[str, str | None] = {}
+
+
+def postgres_test_url() -> str:
+    return os.environ.get("TEST_DATABASE_URL", "").strip() or DEFAULT_TEST_DATABASE_URL
+
+
+async def postgres_server() -> str:
+    """The test server's URL; skips (fails in CI) when no server answers there."""
+    url = postgres_test_url()
+    if url not in _server_checked:
+        try:
+            connection = await asyncpg.connect(url, timeout=5)
+        except (OSError, asyncpg.PostgresError, TimeoutError) as error:
+            _server_checked[url] = f"{error.__class__.__name__}: {error}"
+        else:
+            await connection.close()
+            _server_checked[url] = None
+    problem = _server_checked[url]
+    if problem is not None:
+        message = (
+            f"no PostgreSQL server at TEST_DATABASE_URL={url} ({problem}); start one with "
+            "`.ci/postgres start /tmp/bot2048-pg` or point TEST_DATABASE_URL at one"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs the PostgreSQL variants: {message}")
+        pytest.skip(f"PostgreSQL variant skipped: {message}")
+    return url
+
+
+def with_schema(url: str, schema: str) -> str:
+    """The URL of one schema in the server's database (asyncpg takes search_path from it)."""
+    return f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+
+
+@contextlib.asynccontextmanager
+async def fresh_postgres_database():
+    """A URL whose tables live in a new, empty schema, dropped afterwards."""
+    server = await postgres_server()
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    connection = await asyncpg.connect(server)
+    try:
+        await connection.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await connection.close()
+    try:
+        yield with_schema(server, schema)
+    finally:
+        connection = await asyncpg.connect(server)
+        try:
+            await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+        finally:
+            await connection.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+async def database(backend, tmp_path):
+    """An empty database on the backend under test."""
+    if backend == "sqlite":
+        yield tmp_path / "bot.sqlite3"
+        return
+    async with fresh_postgres_database() as url:
+        yield url
+
+
+async def execute_sql(database: Database, sql: str, *params: Any) -> int:
+    """Run one statement (with `?` placeholders) on either backend: a test's set-up step."""
+    store = await Storage.open(database)
+    try:
+        async with store.transaction():
+            return await store._execute(sql, params)
+    finally:
+        await store.close()
+
 
 class RunningBot:
     """One bot process's worth of Application, restartable against the same database."""
@@ -33,26 +124,31 @@ class RunningBot:
     def __init__(
         self,
         api: FakeBotApi,
-        database: Path,
+        database: Database,
         card_interval: float = 0.3,
         edit_interval: float = 0.01,
         hint_budget_ms: float = 50.0,
+        challenge_sync_interval: float = 60.0,
     ) -> None:
         self.api = api
         self.database = database
         self.card_interval = card_interval
         self.edit_interval = edit_interval
         self.hint_budget_ms = hint_budget_ms
+        self.challenge_sync_interval = challenge_sync_interval
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
+        postgres = isinstance(self.database, str)
         config = Config(
             token=self.api.token,
             base_url=self.api.base_url,
-            database=self.database,
+            database=Path("unused.sqlite3") if postgres else Path(self.database),
+            database_url=self.database if postgres else None,
             card_interval=self.card_interval,
             edit_interval=self.edit_interval,
             hint_budget_ms=self.hint_budget_ms,
+            challenge_sync_interval=self.challenge_sync_interval,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()
@@ -75,8 +171,8 @@ async def api():
 
 
 @pytest.fixture
-async def bot(api, tmp_path):
-    running = RunningBot(api, tmp_path / "bot.sqlite3")
+async def bot(api, database):
+    running = RunningBot(api, database)
     await running.start()
     yield running
     await running.stop()
@@ -154,7 +250,7 @@ def grid(message: StoredMessage) -> list[str]:
 
 
 async def put_board(
-    database: Path, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
+    database: Database, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
 ) -> engine.Game:
     """Rewrite a player's running game through the storage layer, as a test set-up step."""
     store = await Storage.open(database)
@@ -169,7 +265,7 @@ async def put_board(
     return game
 
 
-async def stored_game(database: Path, chat_id: int, owner_id: int) -> engine.Game:
+async def stored_game(database: Database, chat_id: int, owner_id: int) -> engine.Game:
     store = await Storage.open(database)
     try:
         stored = await store.active_game(chat_id, owner_id)

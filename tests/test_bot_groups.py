@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 
 import pytest
 
 from bot.render import tile_emoji
-from tests.conftest import User, buttons, grid, put_board, stored_game
+from tests.conftest import User, buttons, execute_sql, grid, put_board, stored_game
 
 GROUP = -100200300
 
@@ -31,12 +30,13 @@ def club(api):
     return anna, bob
 
 
-def end_challenge_soon(database, seconds: float) -> float:
+async def end_challenge_soon(database, seconds: float) -> float:
     """Move every open challenge's end close, as if it had been started long ago."""
     ends_at = time.time() + seconds
-    with sqlite3.connect(database) as raw:
-        raw.execute("UPDATE challenges SET ends_at = ? WHERE finished = 0", (ends_at,))
-        raw.execute("UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", (ends_at,))
+    await execute_sql(database, "UPDATE challenges SET ends_at = ? WHERE finished = 0", ends_at)
+    await execute_sql(
+        database, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", ends_at
+    )
     return ends_at
 
 
@@ -159,7 +159,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     again = await _join(api, bob, link, replies=1)  # Play again: the same entry comes back
     assert grid(again) == grid(bob_board)
 
-    ends_at = end_challenge_soon(bot.database, 1.0)
+    ends_at = await end_challenge_soon(bot.database, 1.0)
     await bot.restart()  # the end is re-scheduled from the database
     final = await api.wait_request(
         "editMessageText",
@@ -187,18 +187,21 @@ async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
     link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
     for user in (anna, bob, carl):
         await _join(api, user, link)
-    with sqlite3.connect(bot.database) as raw:
-        for user, (score, highest, moves) in {
-            anna: (500, 64, 80),
-            bob: (500, 128, 90),
-            carl: (500, 64, 70),
-        }.items():
-            raw.execute(
-                "UPDATE games SET score = ?, highest = ?, moves = ? WHERE owner_id = ? "
-                "AND challenge_id IS NOT NULL",
-                (score, highest, moves, user.id),
-            )
-    end_challenge_soon(bot.database, 0.5)
+    for user, (score, highest, moves) in {
+        anna: (500, 64, 80),
+        bob: (500, 128, 90),
+        carl: (500, 64, 70),
+    }.items():
+        await execute_sql(
+            bot.database,
+            "UPDATE games SET score = ?, highest = ?, moves = ? WHERE owner_id = ? "
+            "AND challenge_id IS NOT NULL",
+            score,
+            highest,
+            moves,
+            user.id,
+        )
+    await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     final = await api.wait_request(
         "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text, timeout=10
@@ -212,7 +215,7 @@ async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
     api.send_text(anna.id, GROUP, "/challenge 5 1h")
     await api.wait_request("sendMessage", chat_id=GROUP)
     await bot.stop()
-    ends_at = end_challenge_soon(bot.database, 2.0)
+    ends_at = await end_challenge_soon(bot.database, 2.0)
     await bot.start()
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
     assert winner.time >= ends_at - 0.05 and winner.time < ends_at + 3

@@ -11,19 +11,29 @@ import sys
 from pathlib import Path
 
 import engine
-from tests.conftest import User, button_data, replay, shown_board, shown_moves
+from bot.storage import Storage
+from tests.conftest import Database, User, button_data, replay, shown_board, shown_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def start_bot_process(api, database: Path) -> asyncio.subprocess.Process:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
-    env.update(
-        TELEGRAM_BOT_TOKEN=api.token,
-        TELEGRAM_BASE_URL=api.base_url,
-        BOT_DATABASE=str(database),
-        LOG_LEVEL="WARNING",
-    )
+def bot_env(api, database: Database) -> dict[str, str]:
+    """The environment of a bot process on either backend."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k != "DATABASE_URL"
+    }
+    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=api.base_url, LOG_LEVEL="WARNING")
+    if isinstance(database, str):
+        env["DATABASE_URL"] = database
+    else:
+        env["BOT_DATABASE"] = str(database)
+    return env
+
+
+async def start_bot_process(api, database: Database) -> asyncio.subprocess.Process:
+    env = bot_env(api, database)
     mark = api.mark()
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
@@ -32,12 +42,20 @@ async def start_bot_process(api, database: Path) -> asyncio.subprocess.Process:
     return process
 
 
-def saved_game(database: Path, owner: int) -> engine.Game:
-    with sqlite3.connect(database) as raw:
-        (state,) = raw.execute(
-            "SELECT state FROM games WHERE owner_id = ? AND active = 1", (owner,)
-        ).fetchone()
-    return engine.from_dict(__import__("json").loads(state))
+async def saved_game(database: Database, owner: int) -> engine.Game:
+    store = await Storage.open(database)
+    try:
+        stored = await store.active_game(owner, owner)
+    finally:
+        await store.close()
+    assert stored is not None
+    return stored.game
+
+
+def assert_intact(database: Database) -> None:
+    if not isinstance(database, str):  # PostgreSQL has no file to check
+        with sqlite3.connect(database) as raw:
+            assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def prefix_reached(start: engine.Game, codes: str, game: engine.Game) -> int:
@@ -65,12 +83,11 @@ def answered(api, queries: list[str]) -> int:
     return sum(1 for q in queries if api.world.queries[q].answer is not None)
 
 
-async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, tmp_path):
-    database = tmp_path / "crash.sqlite3"
+async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
     process = await start_bot_process(api, database)
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
-    start = saved_game(database, 101)
+    start = await saved_game(database, 101)
     rng = random.Random(9)
     codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
     queries = await burst(api, anna, board, codes)
@@ -80,9 +97,8 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, tmp_path):
     await process.wait()
     confirmed = answered(api, queries)
 
-    with sqlite3.connect(database) as raw:
-        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    saved = saved_game(database, 101)
+    assert_intact(database)
+    saved = await saved_game(database, 101)
     applied = prefix_reached(start, codes, saved)
     assert applied >= confirmed  # every answered tap had been committed first
     shown = api.stored_message(101, board.message_id).text
@@ -94,18 +110,17 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, tmp_path):
     process = await start_bot_process(api, database)  # every game continues after a restart
     try:
         _, board = await anna.tap(api.stored_message(101, board.message_id), "↩️")
-        assert saved_game(database, 101).moves == saved.moves - 1 or saved.undos_left == 0
+        assert (await saved_game(database, 101)).moves == saved.moves - 1 or saved.undos_left == 0
     finally:
         process.terminate()
         await process.wait()
 
 
-async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api, tmp_path):
-    database = tmp_path / "stop.sqlite3"
+async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api, database):
     process = await start_bot_process(api, database)
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
-    start = saved_game(database, 101)
+    start = await saved_game(database, 101)
     rng = random.Random(11)
     codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
     queries = await burst(api, anna, board, codes)
@@ -116,9 +131,8 @@ async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api,
     stderr = (await process.stderr.read()).decode()
     assert "Traceback" not in stderr and " ERROR " not in stderr, stderr
 
-    with sqlite3.connect(database) as raw:
-        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    saved = saved_game(database, 101)
+    assert_intact(database)
+    saved = await saved_game(database, 101)
     applied = prefix_reached(start, codes, saved)
     assert applied >= answered(api, queries)
     shown = api.stored_message(101, board.message_id).text

@@ -39,8 +39,8 @@ def errors_logged(caplog):
 
 
 @pytest.fixture
-async def paced_bot(api, tmp_path):
-    running = RunningBot(api, tmp_path / "paced.sqlite3", edit_interval=0.3)
+async def paced_bot(api, database):
+    running = RunningBot(api, database, edit_interval=0.3)
     await running.start()
     yield running
     await running.stop()

@@ -1,15 +1,21 @@
-"""Storage and the game service on real SQLite files: what survives, what is counted."""
+"""Storage and the game service on both backends: what survives, what is counted, and what
+stays consistent when several processes (several storages on one PostgreSQL) write at once."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from dataclasses import replace
 
+import asyncpg
 import pytest
 
 import engine
+from bot.challenges import ChallengeService, JoinStatus, payload
 from bot.games import GameService, TapStatus
 from bot.storage import SCHEMA_VERSION, Storage
+from bot.storage.sqlite import MIGRATIONS
+from tests.conftest import fresh_postgres_database
 
 
 class Clock:
@@ -22,10 +28,17 @@ class Clock:
 
 
 @pytest.fixture
-async def storage(tmp_path):
-    store = await Storage.open(tmp_path / "bot.sqlite3")
+async def storage(database):
+    store = await Storage.open(database)
     yield store
     await store.close()
+
+
+@pytest.fixture
+async def postgres():
+    """An empty PostgreSQL database (a schema of its own), for PostgreSQL-only tests."""
+    async with fresh_postgres_database() as url:
+        yield url
 
 
 def service(storage: Storage, seed: int = 7) -> GameService:
@@ -40,7 +53,7 @@ async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
     raise AssertionError("no valid move")
 
 
-async def test_schema_is_migrated_and_wal_is_on(tmp_path):
+async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
     path = tmp_path / "bot.sqlite3"
     store = await Storage.open(path)
     assert await store.schema_version() == SCHEMA_VERSION
@@ -50,7 +63,7 @@ async def test_schema_is_migrated_and_wal_is_on(tmp_path):
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-async def test_a_newer_schema_is_refused(tmp_path):
+async def test_a_newer_sqlite_schema_is_refused(tmp_path):
     path = tmp_path / "bot.sqlite3"
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
@@ -58,9 +71,8 @@ async def test_a_newer_schema_is_refused(tmp_path):
         await Storage.open(path)
 
 
-async def test_games_survive_reopening_the_database(tmp_path):
-    path = tmp_path / "bot.sqlite3"
-    store = await Storage.open(path)
+async def test_games_survive_reopening_the_database(database):
+    store = await Storage.open(database)
     svc = service(store)
     stored = await svc.start(10, 10, 5)
     await _valid_move(svc, 10, stored.id)
@@ -68,7 +80,7 @@ async def test_games_survive_reopening_the_database(tmp_path):
     before = (await store.active_game(10, 10)).game
     await store.close()
 
-    reopened = await Storage.open(path)
+    reopened = await Storage.open(database)
     after = await reopened.active_game(10, 10)
     await reopened.close()
     assert after is not None and after.game == before and after.game.moves == 2
@@ -114,3 +126,139 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
     assert record.highest_tile == 2048
     assert record.fewest_moves_to_win == 801
     assert record.fastest_win_seconds is not None
+
+
+async def test_a_version_1_sqlite_file_is_migrated_in_place(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as raw:
+        for statement in MIGRATIONS[0]:
+            raw.execute(statement)
+        raw.execute(
+            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (7, 4, 900, 3)"
+        )
+        raw.execute("PRAGMA user_version = 1")
+    store = await Storage.open(path)
+    try:
+        assert await store.schema_version() == SCHEMA_VERSION
+        record = (await store.records(7))[4]
+        assert (record.best_score, record.games_played, record.hints_used) == (900, 3, 0)
+    finally:
+        await store.close()
+
+
+async def test_postgres_schema_is_migrated_once_by_processes_starting_together(postgres):
+    stores = await asyncio.gather(*(Storage.open(postgres) for _ in range(4)))
+    try:
+        assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 4
+        connection = await asyncpg.connect(postgres)
+        try:
+            versions = await connection.fetch("SELECT version FROM schema_version ORDER BY 1")
+        finally:
+            await connection.close()
+        assert [row[0] for row in versions] == list(range(1, SCHEMA_VERSION + 1))
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_newer_postgres_schema_is_refused(postgres):
+    store = await Storage.open(postgres)
+    await store.close()
+    connection = await asyncpg.connect(postgres)
+    try:
+        await connection.execute(
+            "INSERT INTO schema_version (version) VALUES ($1)", SCHEMA_VERSION + 1
+        )
+    finally:
+        await connection.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        await Storage.open(postgres)
+
+
+async def test_64_bit_ids_and_seeds_round_trip(storage):
+    big_user, big_chat = 2**62 + 5, -(10**15) - 7
+    games = GameService(storage, new_seed=lambda: 2**64 - 1)
+    stored = await games.start(big_chat, big_user, 4)
+    assert (await storage.active_game(big_chat, big_user)).game.seed == 2**64 - 1
+    await storage.link_message(stored.id, 2**40)
+    assert (await storage.game(stored.id)).message_id == 2**40
+    challenge = await storage.insert_challenge(
+        big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
+    )
+    assert (challenge.seed, challenge.creator_id, challenge.ends_at) == (
+        2**63 - 1,
+        big_user,
+        100.25,
+    )
+
+
+DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
+
+
+async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(database):
+    """Two storages on one database, as two bot processes have, tap the same games at once."""
+    first, second = await Storage.open(database), await Storage.open(database)
+    try:
+        services = [GameService(first, new_seed=lambda: 99), GameService(second)]
+        codes = "lurdllurrdul" * 3
+        games = [await services[0].start(chat, chat, 4) for chat in (21, 22, 23)]
+        taps = [
+            (
+                stored,
+                DIRECTION[code],
+                services[i % 2].tap(stored.chat_id, stored.chat_id, stored.id, DIRECTION[code]),
+            )
+            for stored in games
+            for i, code in enumerate(codes)
+        ]
+        results = await asyncio.gather(*(tap for _, _, tap in taps))
+        for stored in games:
+            applied = sorted(
+                (
+                    (result.stored.game, direction)
+                    for (game, direction, _), result in zip(taps, results, strict=True)
+                    if game.id == stored.id and result.changed
+                ),
+                key=lambda pair: pair[0].moves,
+            )
+            # Serialised taps form one chain: each applied to the state the previous one left.
+            assert [game.moves for game, _ in applied] == list(range(1, len(applied) + 1))
+            state = stored.game
+            for after, direction in applied:
+                assert engine.play(state, direction, 0.0).game.board == after.board
+                state = after
+            saved = await first.game(stored.id)
+            assert saved.game.board == state.board and saved.game.moves == state.moves
+        records = (await second.records(21))[4]
+        assert records.games_played == 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes(database):
+    first, second = await Storage.open(database), await Storage.open(database)
+    try:
+        challenge = await first.insert_challenge(
+            -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
+        )
+        link = payload(challenge)
+        joins = await asyncio.gather(
+            *(ChallengeService(store).join(link, 77) for store in (first, second, first, second))
+        )
+        assert sorted(j.status for j in joins).count(JoinStatus.JOINED) == 1
+        assert {j.entry.id for j in joins} == {joins[0].entry.id}
+        assert await first.challenge_players(challenge.id) == 1
+        starts = await asyncio.gather(
+            *(GameService(store).start(-9, 77, 4) for store in (first, second, first, second))
+        )
+        assert len({s.id for s in starts}) == 4
+        assert (await second.active_game(-9, 77)).id in {s.id for s in starts}
+        finished = await asyncio.gather(
+            *(store.finish_challenge(challenge.id) for store in (first, second) * 3)
+        )
+        assert finished.count(True) == 1
+        assert (await second.challenge_entry(challenge.id, 77)).active is False
+    finally:
+        await first.close()
+        await second.close()

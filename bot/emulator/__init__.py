@@ -7,6 +7,14 @@ the real wire format and Telegram's validation rules, so what works here works l
 from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
 from .log import RecordedRequest
+from .webhook import Delivery
 from .world import StoredMessage
 
-__all__ = ["DEFAULT_TOKEN", "ApiError", "FakeBotApi", "RecordedRequest", "StoredMessage"]
+__all__ = [
+    "DEFAULT_TOKEN",
+    "ApiError",
+    "Delivery",
+    "FakeBotApi",
+    "RecordedRequest",
+    "StoredMessage",
+]

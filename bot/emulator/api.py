@@ -25,6 +25,7 @@ from .faults import Faults, make_fault
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
 from .server import BotApiServer
+from .webhook import Delivery, WebhookDelivery
 from .world import StoredMessage, World
 
 DEFAULT_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
@@ -62,6 +63,7 @@ class FakeBotApi:
         # Artificial latency per method name (case-insensitive), in seconds.
         self.delay: dict[str, float] = {}
         self._server = BotApiServer(token, self.methods, self.log, self.faults, self.delay)
+        self.webhook = WebhookDelivery(self.world)
         self._cursor = 0
 
     # ----- lifecycle ----------------------------------------------------------------------
@@ -70,9 +72,11 @@ class FakeBotApi:
         """Start serving; ``port=0`` binds a free port (see :attr:`port`)."""
         self.world.closing = False
         await self._server.start(host, port)
+        self.webhook.start()
 
     async def stop(self) -> None:
-        """Answer pending long polls with ``[]`` and shut the server down."""
+        """Answer pending long polls with ``[]``, stop webhook delivery, shut the server down."""
+        await self.webhook.stop()
         await self._server.stop()
 
     def mount(self, setup: Callable[[web.Application], None]) -> None:
@@ -307,6 +311,23 @@ class FakeBotApi:
     def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
         """Stop feeding a queue from :meth:`subscribe`."""
         self.world.unsubscribe(queue)
+
+    # ----- webhook delivery -------------------------------------------------------------
+
+    @property
+    def webhook_targets(self) -> list[str] | None:
+        """Where webhook updates really go (round-robin), instead of the registered URL."""
+        return self.webhook.targets
+
+    @webhook_targets.setter
+    def webhook_targets(self, targets: list[str] | None) -> None:
+        self.webhook.targets = list(targets) if targets else None
+        self.world.notifier.notify()
+
+    @property
+    def webhook_deliveries(self) -> list[Delivery]:
+        """Every webhook POST so far: update id, target, HTTP status or error, time."""
+        return list(self.webhook.deliveries)
 
     # ----- fault injection ----------------------------------------------------------------
 

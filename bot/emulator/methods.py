@@ -7,6 +7,7 @@ error wording so exception-handling code in the bot is exercised for real.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -25,6 +26,9 @@ _CONFLICT_WEBHOOK = (
     "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook "
     "to delete the webhook first"
 )
+
+# setWebhook's secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
+_SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class _Superseded:
@@ -123,28 +127,51 @@ class BotApiMethods:
         return result or []
 
     async def set_webhook(self, params: dict[str, Any]) -> Any:
+        world = self.world
         url = text_param(params, "url") or ""
         if url and not url.startswith("https://"):
             raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
-        self.world.webhook_url = url
+        secret = text_param(params, "secret_token") or ""
+        if secret and not _SECRET_TOKEN.fullmatch(secret):
+            raise bad_request("secret token contains unallowed characters")
+        max_connections = int(params.get("max_connections", 40))
+        if not 1 <= max_connections <= 100:
+            raise bad_request("bad webhook: max_connections must be between 1 and 100")
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            world.allowed_updates = [str(kind) for kind in allowed]
+        if url != world.webhook_url:
+            world.webhook_last_error_date = None
+            world.webhook_last_error_message = ""
+        world.webhook_url = url
+        world.webhook_secret = secret if url else ""
+        world.webhook_max_connections = max_connections
         if params.get("drop_pending_updates"):
-            self.world.updates.clear()
+            world.drop_updates()
+        world.notifier.notify()  # the delivery starts
         return True
 
     async def delete_webhook(self, params: dict[str, Any]) -> Any:
         self.world.webhook_url = ""
+        self.world.webhook_secret = ""
         if params.get("drop_pending_updates"):
-            self.world.updates.clear()
+            self.world.drop_updates()
         return True
 
     async def get_webhook_info(self, params: dict[str, Any]) -> Any:
+        world = self.world
         info: dict[str, Any] = {
-            "url": self.world.webhook_url,
+            "url": world.webhook_url,
             "has_custom_certificate": False,
-            "pending_update_count": len(self.world.updates),
+            "pending_update_count": len(world.updates),
         }
-        if self.world.allowed_updates:
-            info["allowed_updates"] = list(self.world.allowed_updates)
+        if world.webhook_url:
+            info["max_connections"] = world.webhook_max_connections
+        if world.webhook_last_error_date is not None:
+            info["last_error_date"] = world.webhook_last_error_date
+            info["last_error_message"] = world.webhook_last_error_message
+        if world.allowed_updates:
+            info["allowed_updates"] = list(world.allowed_updates)
         return info
 
     # ----- commands & profile -------------------------------------------------------------

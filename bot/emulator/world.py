@@ -115,12 +115,18 @@ class World:
         self.chats: dict[int, Chat] = {}
         self.messages: dict[int, dict[int, StoredMessage]] = {}
         self.updates: list[dict[str, Any]] = []
+        # Bumped whenever updates leave the queue other than one by one through the webhook.
+        self.updates_generation = 0
         self.next_update_id = FIRST_UPDATE_ID
         self.allowed_updates: list[str] = []
         self.queries: dict[str, CallbackQuery] = {}
         self.next_query_id = FIRST_QUERY_ID
         self.commands: dict[tuple[tuple[str, int | str | None, int | None], str], list[Any]] = {}
         self.webhook_url = ""
+        self.webhook_secret = ""
+        self.webhook_max_connections = 40
+        self.webhook_last_error_date: int | None = None
+        self.webhook_last_error_message = ""
         self.default_menu_button: dict[str, Any] | None = None
         self.bot_texts: dict[str, str] = {}
         self.closing = False
@@ -341,21 +347,37 @@ class World:
         """Forget updates the way getUpdates' ``offset`` does (negative: keep the tail)."""
         if offset is None or offset == 0:
             return
+        self.updates_generation += 1
         if offset < 0:
             self.updates = self.updates[offset:]
         else:
             self.updates = [u for u in self.updates if u["update_id"] >= offset]
 
+    def drop_updates(self) -> None:
+        """``drop_pending_updates``: forget every pending update."""
+        self.updates_generation += 1
+        self.updates.clear()
+
+    def confirm_update(self, update_id: int) -> None:
+        """Forget one update, delivered to the webhook (which confirms each one on its own)."""
+        for index, update in enumerate(self.updates):  # oldest first: usually found early
+            if update["update_id"] == update_id:
+                del self.updates[index]
+                return
+
+    def allowed(self, update: dict[str, Any]) -> bool:
+        """Whether the bot asked for this kind of update (allowed_updates)."""
+        kind = next(key for key in update if key != "update_id")
+        if self.allowed_updates:
+            return kind in self.allowed_updates
+        return kind not in _OPT_IN_UPDATES
+
     def deliverable_updates(self, limit: int) -> list[dict[str, Any]]:
         """Pending updates the bot asked for; disallowed kinds are dropped for good."""
-
-        def allowed(update: dict[str, Any]) -> bool:
-            kind = next(key for key in update if key != "update_id")
-            if self.allowed_updates:
-                return kind in self.allowed_updates
-            return kind not in _OPT_IN_UPDATES
-
-        self.updates = [u for u in self.updates if allowed(u)]
+        kept = [u for u in self.updates if self.allowed(u)]
+        if len(kept) != len(self.updates):
+            self.updates_generation += 1
+            self.updates = kept
         return self.updates[:limit]
 
     # ----- user actions (driver side) ---------------------------------------------------

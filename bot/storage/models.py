@@ -1,0 +1,70 @@
+"""What the storage hands out: plain frozen records, the same for every backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import engine
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    user_id: int
+    name: str = ""
+    language: str | None = None
+    view: str = "emoji"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    id: int
+    chat_id: int
+    owner_id: int
+    game: engine.Game
+    active: bool
+    message_id: int | None
+    played_counted: bool
+    challenge_id: int | None = None
+    # A challenge entry takes no moves from this moment on, even before the end job runs.
+    closes_at: float | None = None
+    hints: int = 0
+    hint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    size: int
+    best_score: int = 0
+    games_played: int = 0
+    games_won: int = 0
+    highest_tile: int = 0
+    fewest_moves_to_win: int | None = None
+    fastest_win_seconds: float | None = None
+    hints_used: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    chat_id: int
+    chat_title: str
+    language: str  # the card's language when the group has not chosen one
+    creator_id: int
+    size: int
+    seed: int
+    token: str
+    ends_at: float
+    message_id: int | None
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of a leaderboard; ties are broken by highest tile, fewer moves, then time."""
+
+    rank: int
+    user_id: int
+    name: str
+    score: int
+    highest: int
+    moves: int

@@ -1,0 +1,282 @@
+"""Two real bot processes in webhook mode behind one URL, sharing one PostgreSQL database.
+
+The emulator plays Telegram and a load balancer at once: it delivers updates round-robin to
+both processes, concurrently across chats and one at a time within a chat, as Telegram does.
+So consecutive taps of one game land on different processes, and the processes race each
+other for every game. The games must come out exactly as if the taps had been applied one
+by one; a challenge whose end both processes have scheduled must end once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.emulator.webhook import SECRET_HEADER
+from bot.storage import Storage
+from tests.conftest import (
+    RunningBot,
+    User,
+    button_data,
+    buttons,
+    execute_sql,
+    fresh_postgres_database,
+    replay,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "multi-process_secret"
+PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never contacted
+GROUP = -100777
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class WebhookProcess:
+    """`python -m bot --webhook` on a port of its own."""
+
+    def __init__(self, api, database_url: str) -> None:
+        self.api = api
+        self.database_url = database_url
+        self.port = free_port()
+        self.process: asyncio.subprocess.Process | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/telegram"
+
+    async def start(self) -> None:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k not in ("PORT", "LISTEN")
+        }
+        env.update(
+            TELEGRAM_BOT_TOKEN=self.api.token,
+            TELEGRAM_BASE_URL=self.api.base_url,
+            DATABASE_URL=self.database_url,
+            WEBHOOK_URL=PUBLIC_URL,
+            WEBHOOK_SECRET=SECRET,
+            PORT=str(self.port),
+            LISTEN="127.0.0.1",
+            LOG_LEVEL="WARNING",
+        )
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "--webhook", cwd=ROOT, env=env
+        )
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:  # listening once a connection is accepted
+            assert self.process.returncode is None, "the bot process exited"
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                writer.close()
+                return
+            assert asyncio.get_running_loop().time() < deadline, "the webhook never listened"
+            await asyncio.sleep(0.1)
+
+    async def stop(self) -> int | None:
+        if self.process is None or self.process.returncode is not None:
+            return None if self.process is None else self.process.returncode
+        self.process.terminate()
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout=30)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+            raise
+
+
+@pytest.fixture
+async def postgres():
+    async with fresh_postgres_database() as url:
+        yield url
+
+
+@pytest.fixture
+async def processes(api, postgres):
+    pair = [WebhookProcess(api, postgres), WebhookProcess(api, postgres)]
+    await asyncio.gather(*(p.start() for p in pair))
+    api.webhook_targets = [p.url for p in pair]
+    yield pair
+    codes = await asyncio.gather(*(p.stop() for p in pair))
+    assert codes == [0, 0], "a bot process did not stop cleanly"
+
+
+async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, postgres, processes):
+    players = [User(api, 500 + i, f"Player {i}") for i in range(6)]
+    boards = []
+    for player in players:
+        boards.append(await player.open_board())
+    store = await Storage.open(postgres)
+    try:
+        starts = {p.id: (await store.active_game(p.id, p.id)).game for p in players}
+    finally:
+        await store.close()
+
+    rng = random.Random(2048)
+    plans = {p.id: "".join(rng.choice("lurd") for _ in range(40)) for p in players}
+    queries = []
+    for step in range(40):  # every player bursts at once; their taps interleave
+        for player, board in zip(players, boards, strict=True):
+            game_id = button_data(board, "⬅️").split(":")[1]
+            data = f"g:{game_id}:{plans[player.id][step]}"
+            queries.append(api.tap(player.id, player.id, board.message_id, data, strict=False))
+
+    async def all_answered() -> None:
+        while any(api.world.queries[q].answer is None for q in queries):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(all_answered(), timeout=60)
+
+    store = await Storage.open(postgres)
+    try:
+        for player in players:
+            final = (await store.active_game(player.id, player.id)).game
+            expected = replay(starts[player.id], plans[player.id])
+            assert (final.board, final.score, final.moves, final.undos_left) == (
+                expected.board,
+                expected.score,
+                expected.moves,
+                expected.undos_left,
+            ), f"player {player.id}'s game differs from the taps applied one by one"
+            record = (await store.records(player.id))[4]
+            assert record.best_score == expected.score and record.games_played == 1
+    finally:
+        await store.close()
+
+    delivered = [d for d in api.webhook_deliveries if d.ok]
+    by_target = {p.url: sum(1 for d in delivered if d.target == p.url) for p in processes}
+    assert all(count > 50 for count in by_target.values()), by_target  # both really served
+    assert not api.find_requests(ok=False, method=("answerCallbackQuery", "sendMessage"))
+
+
+async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_each(
+    api, postgres, processes
+):
+    """Without Telegram's one-at-a-time order (a redelivery, say) taps of one game race each
+    other on the two processes: row locks must still apply each of them exactly once."""
+    players = [User(api, 700 + i, f"Racer {i}") for i in range(3)]
+    boards = [await player.open_board() for player in players]
+    api.webhook.ordered = False
+    rng = random.Random(7)
+    queries: dict[int, list[str]] = {p.id: [] for p in players}
+    for _ in range(30):
+        for player, board in zip(players, boards, strict=True):
+            game_id = button_data(board, "⬅️").split(":")[1]
+            data = f"g:{game_id}:{rng.choice('lurd')}"
+            queries[player.id].append(
+                api.tap(player.id, player.id, board.message_id, data, strict=False)
+            )
+
+    async def all_answered() -> None:
+        while any(api.world.queries[q].answer is None for qs in queries.values() for q in qs):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(all_answered(), timeout=60)
+    store = await Storage.open(postgres)
+    try:
+        for player in players:
+            answers = [api.world.queries[q].answer for q in queries[player.id]]
+            moved = sum(1 for answer in answers if not answer.get("text"))
+            final = (await store.active_game(player.id, player.id)).game
+            # A lost update would count fewer moves than taps that moved; a double one, more.
+            assert final.moves == moved, (player.id, final.moves, moved)
+            record = (await store.records(player.id))[4]
+            assert record.best_score == final.score and record.games_played == 1
+    finally:
+        await store.close()
+
+
+async def test_a_request_without_the_right_secret_is_refused(api, processes):
+    update = {
+        "update_id": 999_999,
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "chat": {"id": 42, "type": "private", "first_name": "Mallory"},
+            "from": {"id": 42, "is_bot": False, "first_name": "Mallory"},
+            "text": "/start",
+        },
+    }
+    async with aiohttp.ClientSession() as session:
+        for headers in ({SECRET_HEADER: "wrong-secret"}, {}):
+            for process in processes:
+                async with session.post(process.url, json=update, headers=headers) as response:
+                    assert response.status == 403
+    await api.quiet(0.5)  # nothing was handled: the bot sent nothing to chat 42
+    assert not api.find_requests(chat_id=42)
+
+
+async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, processes):
+    anna, bob = User(api, 601, "Anna"), User(api, 602, "Bob")
+    api.add_group(GROUP, "Racers", admins={anna.id})
+    api.send_text(anna.id, GROUP, "/challenge 4 1h")
+    card = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    link = buttons(api.stored_message(GROUP, card.result["message_id"]))["▶️ Play"]
+    payload = link.split("start=")[1]
+    board = await bob.open_board(f"/start {payload}")
+    for arrow in ("⬅️", "➡️", "⬆️", "⬇️"):
+        _, board = await bob.tap(board, arrow, edit=False)
+    # Both processes schedule the end at start-up: move it close, then restart both.
+    ends_in = 6.0
+    loop_time = asyncio.get_running_loop().time
+    ends_at = time.time() + ends_in
+    await execute_sql(postgres, "UPDATE challenges SET ends_at = ? WHERE finished = 0", ends_at)
+    await execute_sql(
+        postgres, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", ends_at
+    )
+    restarted_at = loop_time()
+    for process in processes:
+        assert await process.stop() == 0
+    await asyncio.gather(*(p.start() for p in processes))
+    assert loop_time() - restarted_at < ends_in - 1, "restarting took too long for this test"
+    api.webhook_targets = [p.url for p in processes]
+
+    winner = await api.wait_request(
+        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=20
+    )
+    assert "Bob" in winner.params["text"]
+    await asyncio.sleep(2)  # the other process's end job has fired too by now
+    endings = api.find_requests(
+        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody played" in t
+    )
+    assert len(endings) == 1
+    finals = api.find_requests(
+        "editMessageText", chat_id=GROUP, text=lambda t: "Final ranking" in t
+    )
+    assert len(finals) == 1
+
+
+async def test_a_challenge_another_process_created_is_ended_on_time(api, postgres):
+    """The creating process may be gone: every process adopts the open challenges it sees."""
+    running = RunningBot(api, postgres, challenge_sync_interval=0.2)
+    await running.start()
+    try:
+        api.add_group(GROUP, "Racers", admins={601})
+        store = await Storage.open(postgres)  # "another process" creates a challenge
+        try:
+            ends_at = time.time() + 1.5
+            await store.insert_challenge(
+                GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
+            )
+        finally:
+            await store.close()
+        ending = await api.wait_request(
+            "sendMessage", chat_id=GROUP, text=lambda t: "nobody played" in t, timeout=10
+        )
+        assert ends_at - 0.05 <= ending.time < ends_at + 2
+    finally:
+        await running.stop()
