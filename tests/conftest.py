@@ -118,6 +118,15 @@ async def execute_sql(database: Database, sql: str, *params: Any) -> int:
         await store.close()
 
 
+@pytest.fixture
+def no_errors_logged(caplog):
+    """Fail the test if anything was logged at ERROR: expected trouble is handled quietly."""
+    caplog.set_level(logging.WARNING)
+    yield
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+
+
 class RunningBot:
     """One bot process's worth of Application, restartable against the same database."""
 
