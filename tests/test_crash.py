@@ -83,16 +83,22 @@ def answered(api, queries: list[str]) -> int:
     return sum(1 for q in queries if api.world.queries[q].answer is not None)
 
 
-async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
+async def burst_under_way(api, database, seed: int):
+    """A bot process with Anna's board, in the middle of a burst of 55 taps on it."""
     process = await start_bot_process(api, database)
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     start = await saved_game(database, 101)
-    rng = random.Random(9)
+    rng = random.Random(seed)
     codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
     queries = await burst(api, anna, board, codes)
     while answered(api, queries) < 15:
         await asyncio.sleep(0.005)
+    return process, anna, board, start, codes, queries
+
+
+async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
+    process, anna, board, start, codes, queries = await burst_under_way(api, database, seed=9)
     process.kill()
     await process.wait()
     confirmed = answered(api, queries)
@@ -117,15 +123,7 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
 
 
 async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api, database):
-    process = await start_bot_process(api, database)
-    anna = User(api, 101, "Anna")
-    board = await anna.open_board()
-    start = await saved_game(database, 101)
-    rng = random.Random(11)
-    codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
-    queries = await burst(api, anna, board, codes)
-    while answered(api, queries) < 15:
-        await asyncio.sleep(0.005)
+    process, _, board, start, codes, queries = await burst_under_way(api, database, seed=11)
     process.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(process.wait(), timeout=30) == 0
     stderr = (await process.stderr.read()).decode()
