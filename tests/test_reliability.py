@@ -113,6 +113,12 @@ async def test_a_deleted_board_gets_a_fresh_message_and_keeps_working(api, bot, 
             400,
         ),
         ("editMessageText", "Bad Gateway", 502),
+        (
+            "editMessageText",
+            "Bad Request: message is not modified: specified new message content and reply "
+            "markup are exactly the same as a current content and reply markup of the message",
+            400,
+        ),
         ("answerCallbackQuery", "Bad Gateway", 502),
     ],
 )
@@ -130,7 +136,10 @@ async def test_telegram_errors_never_lose_the_move(
     assert (await stored_game(bot.database, 101, 101)).moves == 1
     assert not errors_logged()
     handled = [r for r in caplog.records if r.name.startswith("bot.") and r.levelno < logging.ERROR]
-    assert any("not answered" in r.getMessage() or "not redrawn" in r.getMessage() for r in handled)
+    if "not modified" not in description:  # an edit that changes nothing is no event at all
+        assert any(
+            "not answered" in r.getMessage() or "not redrawn" in r.getMessage() for r in handled
+        )
     _, board = await anna.tap(anna.board(), "↩️")  # the game goes on
     assert "0 moves" in board.text
 
