@@ -144,14 +144,18 @@ def _percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def bench_self_play(games: int, budget_ms: float, processes: int) -> None:
-    jobs = [(4, seed, "solver", budget_ms, None, None) for seed in range(1, games + 1)]
+def bench_self_play(games: int, budget_ms: float, processes: int, first_seed: int = 1) -> None:
+    seeds = range(first_seed, first_seed + games)
+    jobs = [(4, seed, "solver", budget_ms, None, None) for seed in seeds]
     records = sorted(_run(jobs, processes, "4x4"), key=lambda r: r.seed)
     times = [ms for record in records for ms in record.decision_ms]
     depths: Counter[int] = Counter()
     for record in records:
         depths.update(record.depths)
-    print(f"4x4 self-play: {games} games (seeds 1-{games}), {budget_ms:g} ms hard cap per move")
+    print(
+        f"4x4 self-play: {games} games (seeds {seeds[0]}-{seeds[-1]}), "
+        f"{budget_ms:g} ms hard cap per move"
+    )
     for tile in MILESTONES:
         share = sum(record.highest >= tile for record in records) / len(records)
         target = TARGETS.get(tile)
@@ -340,6 +344,9 @@ def main(argv: list[str] | None = None) -> None:
         "--max-moves", type=int, default=None, help="end 5x5/6x6 games after this many moves"
     )
     parser.add_argument("--processes", type=int, default=2, help="games played at once")
+    parser.add_argument(
+        "--first-seed", type=int, default=1, help="4x4 seeds start here (to split a long run)"
+    )
     parser.add_argument("--agreement-only", action="store_true")
     parser.add_argument("--no-agreement", action="store_true")
     parser.add_argument("--make-positions", action="store_true")
@@ -354,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.agreement_only:
         return
     if 4 in args.sizes:
-        bench_self_play(args.games, args.budget_ms, args.processes)
+        bench_self_play(args.games, args.budget_ms, args.processes, args.first_seed)
     big = [size for size in args.sizes if size in BIG_TARGET_SIZES]
     if big:
         bench_big(big, args.big_games, args.big_budget_ms, args.processes, args.max_moves)
