@@ -11,10 +11,12 @@ without a reachable server those variants are skipped, except in CI (CI set), wh
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import re
+import signal
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -309,3 +311,19 @@ def replay(game: engine.Game, codes: str | list[str]) -> engine.Game:
     for code in codes:
         game = engine.play(game, DIRECTION[code], 0.0).game
     return game
+
+
+async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
+    """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.stderr is not None
+    stderr = (await process.stderr.read()).decode()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    return stderr

@@ -5,14 +5,21 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
 import sqlite3
 import sys
 from pathlib import Path
 
 import engine
-from bot.storage import Storage
-from tests.conftest import Database, User, button_data, replay, shown_board, shown_moves
+from tests.conftest import (
+    Database,
+    User,
+    button_data,
+    replay,
+    shown_board,
+    shown_moves,
+    stop_cleanly,
+    stored_game,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,16 +47,6 @@ async def start_bot_process(api, database: Database) -> asyncio.subprocess.Proce
     )
     await api.wait_request("setMyCommands", after=mark, timeout=30)
     return process
-
-
-async def saved_game(database: Database, owner: int) -> engine.Game:
-    store = await Storage.open(database)
-    try:
-        stored = await store.active_game(owner, owner)
-    finally:
-        await store.close()
-    assert stored is not None
-    return stored.game
 
 
 def assert_intact(database: Database) -> None:
@@ -88,7 +85,7 @@ async def burst_under_way(api, database, seed: int):
     process = await start_bot_process(api, database)
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
-    start = await saved_game(database, 101)
+    start = await stored_game(database, 101, 101)
     rng = random.Random(seed)
     codes = "".join(rng.choice("lurd") for _ in range(55))  # within the tap throttle burst
     queries = await burst(api, anna, board, codes)
@@ -104,7 +101,7 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
     confirmed = answered(api, queries)
 
     assert_intact(database)
-    saved = await saved_game(database, 101)
+    saved = await stored_game(database, 101, 101)
     applied = prefix_reached(start, codes, saved)
     assert applied >= confirmed  # every answered tap had been committed first
     shown = api.stored_message(101, board.message_id).text
@@ -116,7 +113,9 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
     process = await start_bot_process(api, database)  # every game continues after a restart
     try:
         _, board = await anna.tap(api.stored_message(101, board.message_id), "↩️")
-        assert (await saved_game(database, 101)).moves == saved.moves - 1 or saved.undos_left == 0
+        assert (
+            await stored_game(database, 101, 101)
+        ).moves == saved.moves - 1 or saved.undos_left == 0
     finally:
         process.terminate()
         await process.wait()
@@ -124,13 +123,11 @@ async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
 
 async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api, database):
     process, _, board, start, codes, queries = await burst_under_way(api, database, seed=11)
-    process.send_signal(signal.SIGTERM)
-    assert await asyncio.wait_for(process.wait(), timeout=30) == 0
-    stderr = (await process.stderr.read()).decode()
-    assert "Traceback" not in stderr and " ERROR " not in stderr, stderr
+    stderr = await stop_cleanly(process)
+    assert " ERROR " not in stderr, stderr
 
     assert_intact(database)
-    saved = await saved_game(database, 101)
+    saved = await stored_game(database, 101, 101)
     applied = prefix_reached(start, codes, saved)
     assert applied >= answered(api, queries)
     shown = api.stored_message(101, board.message_id).text
