@@ -131,19 +131,23 @@ class _Parser:
         self.out.append(chars)
         self.utf16 += utf16_len(chars)
 
+    def entity(self) -> str:
+        """The character an `&…;` entity at the cursor stands for; moves past it."""
+        decoded = _decode_entity(self.src, self.i)
+        if decoded is None:
+            raise self.error(
+                "Character '&' at byte offset "
+                f"{_byte_offset(self.src, self.i)} does not start an HTML entity; "
+                "escape it as &amp; (the emulator is stricter than Telegram here)"
+            )
+        self.i = decoded[1]
+        return decoded[0]
+
     def parse(self) -> ParsedText:
         while self.i < self.n:
             char = self.src[self.i]
             if char == "&":
-                decoded = _decode_entity(self.src, self.i)
-                if decoded is None:
-                    raise self.error(
-                        "Character '&' at byte offset "
-                        f"{_byte_offset(self.src, self.i)} does not start an HTML entity; "
-                        "escape it as &amp; (the emulator is stricter than Telegram here)"
-                    )
-                self.emit(decoded[0])
-                self.i = decoded[1]
+                self.emit(self.entity())
             elif char != "<":
                 self.emit(char)
                 self.i += 1
@@ -236,15 +240,7 @@ class _Parser:
         chars: list[str] = []
         while self.i < self.n and self.src[self.i] != quote:
             if self.src[self.i] == "&":
-                decoded = _decode_entity(self.src, self.i)
-                if decoded is None:
-                    raise self.error(
-                        "Character '&' at byte offset "
-                        f"{_byte_offset(self.src, self.i)} does not start an HTML entity; "
-                        "escape it as &amp; (the emulator is stricter than Telegram here)"
-                    )
-                chars.append(decoded[0])
-                self.i = decoded[1]
+                chars.append(self.entity())
             else:
                 chars.append(self.src[self.i])
                 self.i += 1
