@@ -90,6 +90,24 @@ async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(
     assert not errors_logged()
 
 
+async def test_a_flood_limit_in_one_chat_does_not_hold_up_another(api, bot, errors_logged):
+    anna = User(api, 101, "Anna")
+    bob = User(api, 202, "Bob")
+    anna_board = await anna.open_board()
+    bob_board = await bob.open_board()
+    await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    await put_board(bot.database, 202, 202, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    api.fail_next("editMessageText", error_code=429, retry_after=3)
+    anna.api.tap(101, 101, anna_board.message_id, button_data(anna_board, "⬅️"))
+    await api.wait_for(lambda r: r.method == "editMessageText" and not r.ok)
+    mark = api.mark()
+    api.tap(202, 202, bob_board.message_id, button_data(bob_board, "⬅️"))
+    bob_edit = await api.wait_request("editMessageText", after=mark, chat_id=202, timeout=2)
+    anna_edit = await api.wait_request("editMessageText", after=mark, chat_id=101, timeout=5)
+    assert bob_edit.time < anna_edit.time  # Bob's board did not wait out Anna's flood limit
+    assert not errors_logged()
+
+
 async def test_a_deleted_board_gets_a_fresh_message_and_keeps_working(api, bot, errors_logged):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
