@@ -13,6 +13,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any
 
 from aiolimiter import AsyncLimiter
@@ -73,7 +74,8 @@ class ChatRateLimiter(BaseRateLimiter[int]):
             except RetryAfter as error:
                 if attempt == retries:
                     raise
-                pause = error._retry_after.total_seconds() + 0.1
+                wait = error.retry_after
+                pause = (wait.total_seconds() if isinstance(wait, timedelta) else wait) + 0.1
                 log.info("%s in chat %s: flood limit, retrying in %.1f s", endpoint, chat_id, pause)
                 self._blocked_until[chat_id] = max(
                     self._blocked_until.get(chat_id, 0.0), time.monotonic() + pause

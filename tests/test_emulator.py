@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import time
 
@@ -189,12 +190,12 @@ async def test_answer_callback_query_once(bot, api):
         await bot.answer_callback_query("12345")
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_fault_injection_and_latency(bot, api):
     api.send_text(USER, USER, "/start")
     api.fail_next("sendMessage", error_code=429, retry_after=3)
-    with pytest.raises(RetryAfter, match="Retry in 3 seconds"):
+    with pytest.raises(RetryAfter, match="Flood control exceeded") as flood:
         await bot.send_message(USER, "hi")
+    assert flood.value.retry_after == dt.timedelta(seconds=3)
     api.fail_next("SENDMESSAGE", "Forbidden: bot was blocked by the user", error_code=403)
     with pytest.raises(Forbidden, match=r"^Forbidden: bot was blocked by the user$"):
         await bot.send_message(USER, "hi")
