@@ -10,7 +10,15 @@ import time
 import pytest
 
 import engine
-from tests.conftest import RunningBot, User, button_data, buttons, put_board, stored_game
+from tests.conftest import (
+    RunningBot,
+    User,
+    button_data,
+    buttons,
+    put_board,
+    replay,
+    stored_game,
+)
 
 GROUP = -100300400
 # A position with one clearly right answer: left merges two pairs into the corner row.
@@ -71,15 +79,19 @@ async def test_hints_are_throttled_but_moves_never_are(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     game_id = button_data(board, "⬅️").split(":")[1]
+    start = await stored_game(bot.database, 101, 101)
+    codes = "lurdlu"
     answers = []
-    for i in range(6):
+    for code in codes:
         query = api.tap(101, 101, board.message_id, f"g:{game_id}:h", strict=False)
         answers.append(await api.wait_answer(query, timeout=15))
-        move = api.tap(101, 101, board.message_id, f"g:{game_id}:{'lrud'[i % 4]}", strict=False)
+        move = api.tap(101, 101, board.message_id, f"g:{game_id}:{code}", strict=False)
         await api.wait_answer(move)
     throttled = [a for a in answers if a["text"].startswith("Easy on the hints")]
     assert 1 <= len(throttled) <= 3
-    assert (await stored_game(bot.database, 101, 101)).moves >= 3
+    played = await stored_game(bot.database, 101, 101)
+    expected = replay(start, codes)
+    assert (played.board, played.moves) == (expected.board, expected.moves)
 
 
 async def test_other_players_taps_are_not_delayed_by_a_burst_of_hints(api, tmp_path):
