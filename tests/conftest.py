@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -274,6 +275,14 @@ async def put_board(
     finally:
         await store.close()
     return game
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait until `check()` holds: redraws are paced and deliveries are answered late."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.02)
 
 
 async def stored_game(database: Database, chat_id: int, owner_id: int) -> engine.Game:

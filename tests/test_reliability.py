@@ -14,6 +14,7 @@ from tests.conftest import (
     RunningBot,
     User,
     button_data,
+    eventually,
     put_board,
     replay,
     shown_board,
@@ -22,14 +23,6 @@ from tests.conftest import (
 )
 
 ARROW_DATA = {"⬅️": "l", "⬆️": "u", "➡️": "r", "⬇️": "d"}
-
-
-async def eventually(check, timeout: float = 5.0) -> None:
-    """Wait until `check()` holds: redraws are paced, so the last one may still be on its way."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "condition never held"
-        await asyncio.sleep(0.05)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from bot.config import DEFAULT_WEBHOOK_PORT, ConfigError, load_config
 from bot.emulator.webhook import SECRET_HEADER
+from tests.conftest import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
@@ -141,13 +142,6 @@ async def set_webhook(api, **params) -> None:
     await api.methods.call("setWebhook", {"url": "https://bot.example/hook", **params})
 
 
-async def wait_until(condition, timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 async def test_updates_are_posted_with_the_secret_in_order_per_chat_and_in_parallel_across_chats(
     api, receiver
 ):
@@ -159,7 +153,7 @@ async def test_updates_are_posted_with_the_secret_in_order_per_chat_and_in_paral
         for user in (1, 2, 3):
             api.send_text(user, user, f"{user}:{n}")
     await set_webhook(api, secret_token=SECRET, max_connections=2)
-    await wait_until(lambda: len(receiver.received) == 9 and not api.pending_updates)
+    await eventually(lambda: len(receiver.received) == 9 and not api.pending_updates)
     assert {secret for _, secret in receiver.received} == {SECRET}
     for user in (1, 2, 3):
         texts = [
@@ -178,7 +172,7 @@ async def test_a_failed_delivery_is_retried_and_reported(api, receiver):
     api.send_text(1, 1, "first")
     api.send_text(1, 1, "second")
     await set_webhook(api, secret_token=SECRET)
-    await wait_until(lambda: not api.pending_updates)
+    await eventually(lambda: not api.pending_updates)
     texts = [u["message"]["text"] for u, _ in receiver.received]
     assert texts == ["first", "first", "first", "second"]  # the chat waits for its first update
     failures = [d for d in api.webhook_deliveries if not d.ok]
@@ -195,7 +189,7 @@ async def test_deliveries_go_round_robin_and_fail_over_to_a_live_target(api, rec
         api.add_user(user, f"U{user}")
         api.send_text(user, user, "hi")
     await set_webhook(api)
-    await wait_until(lambda: not api.pending_updates)
+    await eventually(lambda: not api.pending_updates)
     assert len(receiver.received) == 6
     assert {d.target for d in api.webhook_deliveries} == {live, dead}
     assert all(d.status == 404 for d in api.webhook_deliveries if d.target == dead)
