@@ -211,6 +211,18 @@ async def test_fault_injection_and_latency(bot, api):
     assert time.monotonic() - started >= 0.3
 
 
+async def test_a_held_request_is_overtaken_by_a_later_one(bot, api):
+    api.send_text(USER, USER, "/start")
+    held = api.hold_next("sendMessage")
+    first = asyncio.create_task(bot.send_message(USER, "first"))
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    second = await bot.send_message(USER, "second")
+    assert not first.done()
+    held.release()
+    assert (await first).message_id > second.message_id
+    assert [r.params["text"] for r in api.find_requests("sendMessage")] == ["second", "first"]
+
+
 async def test_commands_per_scope_and_language(bot, api):
     await bot.set_my_commands([BotCommand("new", "New game")])
     await bot.set_my_commands([BotCommand("new", "Neues Spiel")], language_code="de")

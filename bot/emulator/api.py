@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .faults import Faults, make_fault
+from .faults import Faults, Hold, make_fault
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
 from .server import BotApiServer
@@ -345,3 +345,11 @@ class FakeBotApi:
         omitted a fitting default is used. 429 without ``retry_after`` retries after 1 s.
         """
         self.faults.add(method, make_fault(description, error_code, retry_after), count)
+
+    def hold_next(self, method: str) -> Hold:
+        """Keep the next call of ``method`` waiting until ``release()``d.
+
+        ``await hold.arrived.wait()`` tells when it came in; meanwhile later requests, from
+        this bot process or another, go ahead of it, as they can on a real network.
+        """
+        return self.faults.hold(method)

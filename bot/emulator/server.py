@@ -133,6 +133,9 @@ class BotApiServer:
             delay = _delay_for(self.delays, method)
             if delay > 0:
                 await asyncio.sleep(delay)
+            held = self.faults.take_hold(method)
+            if held is not None:
+                await held.wait()
             fault = self.faults.take(method)
             if fault is not None:
                 raise fault
