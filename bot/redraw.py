@@ -25,9 +25,15 @@ class Redrawer:
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._last_edit: dict[int, float] = {}
 
-    def request(self, chat_id: int, message_id: int, draw: Draw) -> None:
-        """Ask for `message_id` to be redrawn; a later request for it replaces an earlier one."""
-        self._dirty.setdefault(chat_id, {})[message_id] = draw
+    def request(self, chat_id: int, message_id: int, draw: Draw, *, replace: bool = True) -> None:
+        """Ask for `message_id` to be redrawn; a later request for it replaces an earlier one.
+
+        `replace=False` is for a draw asking to run again: a request still waiting comes from
+        a newer tap, with that player's current view and language, and is kept.
+        """
+        pending = self._dirty.setdefault(chat_id, {})
+        if replace or message_id not in pending:
+            pending[message_id] = draw
         if len(self._last_edit) > 10_000:
             self._forget_old_edits()
         if chat_id not in self._workers:

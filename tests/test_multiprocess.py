@@ -28,9 +28,12 @@ from tests.conftest import (
     User,
     button_data,
     buttons,
+    eventually,
     execute_sql,
     fresh_postgres_database,
     replay,
+    shown_board,
+    shown_moves,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,6 +201,42 @@ async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_ea
             assert record.best_score == final.score and record.games_played == 1
     finally:
         await store.close()
+
+
+async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_board(
+    api, postgres, processes
+):
+    """Each process redraws with what the database holds. When one process's edit is slow and
+    lands after the other process drew a newer move, the board must still end up current."""
+    anna = User(api, 801, "Anna")
+    board = await anna.open_board()
+    game_id = button_data(board, "⬅️").split(":")[1]
+    store = await Storage.open(postgres)
+    try:
+        game = (await store.active_game(anna.id, anna.id)).game
+    finally:
+        await store.close()
+    codes = []
+    for _ in range(2):  # two arrows that move, whatever tiles this game's seed spawns
+        codes.append(next(code for code in "lrud" if replay(game, code) != game))
+        game = replay(game, codes[-1])
+
+    delivered = len(api.webhook_deliveries)
+    held = api.hold_next("editMessageText")
+    await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[0]}"))
+    await asyncio.wait_for(held.arrived.wait(), timeout=10)  # move 1 is on its slow way
+    mark = api.mark()
+    await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[1]}"))
+    await eventually(lambda: len(api.webhook_deliveries) == delivered + 2)
+    targets = {d.target for d in api.webhook_deliveries[delivered:]}
+    assert len(targets) == 2, "both taps went to the same process"
+    await api.wait_request("editMessageText", after=mark, chat_id=anna.id, timeout=10)
+    held.release()  # the board of move 1 now lands after the board of move 2
+    await eventually(lambda: len(api.find_requests("editMessageText", after=mark)) == 2)
+
+    shown = lambda: api.stored_message(anna.id, board.message_id).text  # noqa: E731
+    await eventually(lambda: shown_board(shown()) == game.board, timeout=10)
+    assert shown_moves(shown()) == 2
 
 
 async def test_a_request_without_the_right_secret_is_refused(api, processes):

@@ -157,6 +157,12 @@ def request_redraw(
             await edit_board(context.bot, svc, latest, message_id, t, view)
         except NetworkError as error:  # includes timeouts and flood limits past their retries
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
+            return
+        # With several bot processes, another one may have drawn a newer move while this edit
+        # was on its way, and this edit may have landed after it: then draw again.
+        now = await svc.storage.game(stored.id)
+        if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
+            svc.redrawer.request(stored.chat_id, message_id, draw, replace=False)
 
     svc.redrawer.request(stored.chat_id, message_id, draw)
 
