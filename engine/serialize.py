@@ -143,13 +143,27 @@ def from_dict(data: Any) -> Game:
 
 
 def _check_consistent(game: Game) -> None:
-    """Reject saves whose fields cannot belong together in a real game."""
-    if sum(1 for value in game.board if value) < 2:
-        raise EngineError("a game always has at least two tiles")
-    if game.kept_going and game.win is None:
-        raise EngineError("a game can only keep going after a win")
-    if game.win is not None and (not game.ever_won or game.win.moves > game.moves):
-        raise EngineError("the win record does not fit the game")
-    moves = [s.moves for s in game.history] + [game.moves]
-    if any(later <= earlier for earlier, later in itertools.pairwise(moves)):
-        raise EngineError("history moves must increase toward the current move")
+    """Reject saves whose fields cannot belong together in a real game.
+
+    The history is checked as strictly as the current state: an undo makes a history entry
+    the current state, and a save the engine would refuse to reload after one undo must not
+    load in the first place.
+    """
+    now = Snapshot(game.board, game.score, game.moves, game.win, game.kept_going)
+    states = [*game.history, now]
+    for state in states:
+        if sum(1 for value in state.board if value) < 2:
+            raise EngineError("a game always has at least two tiles")
+        if state.kept_going and state.win is None:
+            raise EngineError("a game can only keep going after a win")
+        if state.win is not None and (not game.ever_won or state.win.moves > state.moves):
+            raise EngineError("the win record does not fit the game")
+    for earlier, later in itertools.pairwise(states):
+        if later.moves <= earlier.moves:
+            raise EngineError("history moves must increase toward the current move")
+        if later.score < earlier.score:
+            raise EngineError("the score never goes down from one move to the next")
+        if earlier.win is not None and (
+            later.win != earlier.win or earlier.kept_going > later.kept_going
+        ):
+            raise EngineError("a win, and the choice to keep going, stay for the rest of the game")

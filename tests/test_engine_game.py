@@ -801,6 +801,14 @@ MALFORMED = [
     pytest.param(_set_in(["h", 1, 3], [41, -1.0]), id="history win negative time"),
     pytest.param(_set_in(["h", 1, 4], 1), id="history keep-going int"),
     pytest.param(_set_in(["h", 1, 4], None), id="history keep-going None"),
+    pytest.param(_set_in(["h", 1, 0], [1] + [0] * 15), id="history board one tile"),
+    pytest.param(_set_in(["h", 1, 0], [0] * 16), id="history board no tiles"),
+    pytest.param(_set_in(["h", 0, 4], True), id="history kept going without win"),
+    pytest.param(_set_in(["h", 1, 3], [42, 300.0]), id="history win after its move"),
+    pytest.param(_set_in(["h", 2, 1], 10**9), id="history score above the current"),
+    pytest.param(_set_in(["h", 2, 3], [40, 300.0]), id="history win changes later"),
+    pytest.param(_set_in(["h", 2, 4], False), id="history keep going taken back"),
+    pytest.param(_set("kg", False), id="keep going taken back"),
     pytest.param(_swap_history, id="history moves decreasing"),
     pytest.param(_history_moves([40, 40, 42]), id="history moves repeated"),
     pytest.param(_history_moves([40, 41, 43]), id="history moves reach current"),
@@ -884,7 +892,17 @@ def test_tampered_saves_are_refused(mutate):
         pytest.param(
             _also(_set("w", None), _set("kg", False), _set("h", [])), id="won once, win undone"
         ),
-        pytest.param(_set("w", [43, 312.0]), id="win at the current move"),
+        pytest.param(
+            _also(
+                _set("w", [43, 312.0]),
+                *(
+                    _set_in(["h", i, field], value)
+                    for i in (1, 2)
+                    for field, value in ((3, None), (4, False))
+                ),
+            ),
+            id="win at the current move",
+        ),
     ],
 )
 def test_unusual_but_valid_saves_load(mutate):
