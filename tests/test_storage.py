@@ -71,6 +71,25 @@ async def test_a_newer_sqlite_schema_is_refused(tmp_path):
         await Storage.open(path)
 
 
+async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
+    """A board redrawn from an uncommitted move would show a state that was never saved."""
+    svc = service(storage)
+    stored = await svc.start(10, 10, 4)
+    moved = engine.play(stored.game, await _valid_move(svc, 10, stored.id), 0.0).game
+    saved = await storage.game(stored.id)
+
+    class Crash(Exception):
+        pass
+
+    with pytest.raises(Crash):
+        async with storage.transaction():
+            await storage.update_game(saved, moved, 0.0, played_counted=saved.played_counted)
+            reader = asyncio.create_task(storage.game(stored.id))
+            await asyncio.sleep(0.05)  # the reader's turn, while the change is not committed
+            raise Crash
+    assert (await reader).game == saved.game
+
+
 async def test_games_survive_reopening_the_database(database):
     store = await Storage.open(database)
     svc = service(store)

@@ -3,7 +3,9 @@
 The embedded default, for one bot process. Every write goes through `transaction()`, which
 serialises writers on the one connection: aiosqlite runs statements on a single thread, but
 without the lock two coroutines could interleave their statements inside one SQLite
-transaction.
+transaction. For the same reason a read from outside the transaction waits for it to end:
+on the shared connection it would otherwise see (and, say, redraw a board from) changes
+that are not committed yet and may still be rolled back.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class SqliteStorage(Storage):
         self._db = connection
         self.path = path
         self._write_lock = asyncio.Lock()
+        self._writer: asyncio.Task[object] | None = None  # the task inside `transaction()`
 
     @classmethod
     async def connect(cls, path: Path) -> SqliteStorage:
@@ -141,13 +144,26 @@ class SqliteStorage(Storage):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
         async with self._write_lock:
-            await self._db.execute("BEGIN IMMEDIATE")
+            self._writer = asyncio.current_task()
             try:
-                yield
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
+                await self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    await self._db.execute("ROLLBACK")
+                    raise
+                await self._db.execute("COMMIT")
+            finally:
+                self._writer = None
+
+    @asynccontextmanager
+    async def _committed(self) -> AsyncIterator[None]:
+        """Read inside one's own transaction, or else after whichever one is open has ended."""
+        if self._writer is not None and self._writer is asyncio.current_task():
+            yield
+            return
+        async with self._write_lock:
+            yield
 
     @asynccontextmanager
     async def serialized(self, key: str) -> AsyncIterator[None]:
@@ -155,12 +171,12 @@ class SqliteStorage(Storage):
         yield
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
-        async with self._db.execute(sql, params) as cursor:
+        async with self._committed(), self._db.execute(sql, params) as cursor:
             row = await cursor.fetchone()
         return None if row is None else tuple(row)
 
     async def _fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        async with self._db.execute(sql, params) as cursor:
+        async with self._committed(), self._db.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [tuple(row) for row in rows]
 
