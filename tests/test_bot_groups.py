@@ -124,6 +124,23 @@ async def _join(api, user: User, link: str, replies: int = 2):
     return await user.open_board(f"/start {payload}", replies=replies)
 
 
+async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    title = "Tom & Jerry <3 2048"
+    api.add_group(GROUP, title, admins={anna.id})
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await _join(api, bob, link)
+    welcome = api.find_requests("sendMessage", chat_id=bob.id)[0]
+    assert (
+        welcome.ok
+        and f"challenge from {title}!"
+        in api.stored_message(bob.id, welcome.result["message_id"]).text
+    )
+    assert title in board.text
+
+
 async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     anna, bob = club
     daan = User(api, 303, "Daan", "nl")

@@ -17,7 +17,13 @@ from telegram.ext import Application, ContextTypes
 from bot import challenges as domain
 from bot.handlers.common import Audience, audience, send_board, services
 from bot.i18n import Translator, translator
-from bot.render_groups import challenge_card, challenge_keyboard, end_time, winner_text
+from bot.render_groups import (
+    challenge_card,
+    challenge_keyboard,
+    end_time,
+    safe_name,
+    winner_text,
+)
 from bot.storage import Challenge
 
 log = logging.getLogger(__name__)
@@ -89,7 +95,7 @@ async def join(
             t._(
                 "You're in the challenge from {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
-                title=result.challenge.chat_title,
+                title=safe_name(result.challenge.chat_title),
                 time=end_time(t, result.challenge.ends_at),
             )
         )
