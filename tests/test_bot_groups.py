@@ -235,6 +235,19 @@ async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
     await api.quiet(0.5)  # ends once, not again
 
 
+async def test_the_winner_is_announced_even_when_the_final_card_cannot_be_edited(api, bot, club):
+    anna, _ = club
+    api.send_text(anna.id, GROUP, "/challenge 4 1h")
+    await api.wait_request("sendMessage", chat_id=GROUP)
+    await bot.stop()
+    await end_challenge_soon(bot.database, 0.5)
+    api.fail_next("editMessageText", "Bad Gateway", error_code=502)
+    await bot.start()
+    winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    assert "nobody played" in winner.params["text"]
+    assert api.find_requests("editMessageText", ok=False, chat_id=GROUP)
+
+
 async def test_challenge_arguments_are_checked(api, bot, club):
     anna, _ = club
     for args in ("/challenge 9", "/challenge 8d", "/challenge 4 5 6"):

@@ -11,7 +11,7 @@ import logging
 import time
 
 from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ContextTypes
 
 from bot import challenges as domain
@@ -161,6 +161,8 @@ async def _edit_card(context: ContextTypes.DEFAULT_TYPE, challenge: Challenge) -
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
+    except TelegramError as error:  # removed from the group, network trouble, flood limit
+        log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
 def schedule_end(application: Application, challenge: Challenge) -> None:
@@ -189,6 +191,9 @@ async def _end(context: ContextTypes.DEFAULT_TYPE) -> None:
     if finished.message_id is not None:
         await _edit_card(context, finished)
     standings = await services(context).storage.challenge_standings(finished.id, 1)
-    await context.bot.send_message(
-        finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
-    )
+    try:
+        await context.bot.send_message(
+            finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
+        )
+    except TelegramError as error:
+        log.warning("winner of challenge %s not announced: %s", finished.id, error)
