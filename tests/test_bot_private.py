@@ -8,7 +8,15 @@ import pytest
 
 import engine
 from bot.render import tile_emoji
-from tests.conftest import User, button_data, buttons, grid, put_board, stored_game
+from tests.conftest import (
+    User,
+    button_data,
+    buttons,
+    eventually,
+    grid,
+    put_board,
+    stored_game,
+)
 
 EMPTY_ROWS4 = [[0] * 4 for _ in range(4)]
 
@@ -211,6 +219,20 @@ async def test_language_choice_overrides_telegrams_language(api, bot):
     assert welcome.startswith("Hoi Hans!")
 
 
+async def test_a_double_tap_on_a_language_is_answered_twice_and_changes_it_once(api, bot):
+    hans = User(api, 104, "Hans", "de")
+    await hans.send("/language")
+    prompt = hans.board()
+    data = buttons(prompt)["Nederlands"]
+    first = api.tap(104, 104, prompt.message_id, data)
+    second = api.tap(104, 104, prompt.message_id, data)
+    for query in (first, second):
+        assert "Nederlands" in (await api.wait_answer(query))["text"]
+    await eventually(lambda: len(api.find_requests("editMessageText", chat_id=104)) == 2)
+    await api.quiet(0.3)  # the second edit found the work done: no apology, nothing else
+    assert api.stored_message(104, prompt.message_id).text == "Vanaf nu praat ik Nederlands met je."
+
+
 async def test_numbers_view_is_switched_and_remembered(api, bot):
     anna = User(api, 101, "Anna")
     await anna.open_board()
@@ -265,6 +287,7 @@ async def test_a_tap_on_a_replaced_games_board_leaves_the_new_game_alone(api, bo
         "g:1:l" + "x" * 59,  # as long as Telegram allows
         "new:7",
         "lang:fr",
+        "lang:de",  # a real language, but this board offers no such button
         "\x00\x01",
     ],
 )
@@ -275,6 +298,9 @@ async def test_forged_buttons_get_a_clear_answer_and_change_nothing(api, bot, da
     answer, _ = await anna.tap_data(board, data, strict=False)
     assert answer["text"]
     assert await stored_game(bot.database, 101, 101) == before
+    assert api.stored_message(101, board.message_id).text == board.text
+    welcome, _ = await anna.send("/start", replies=2)
+    assert welcome.startswith("Hi Anna")  # still her own language
 
 
 async def test_another_players_game_id_cannot_be_played_from_my_chat(api, bot):

@@ -14,10 +14,12 @@ from bot.handlers.common import (
     answer,
     audience,
     edit_board,
+    offered,
     request_redraw,
     send_board,
     services,
     show_keyboard,
+    show_text,
 )
 from bot.i18n import Translator, resolve_language, translator
 
@@ -154,6 +156,9 @@ async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
 async def on_language_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """In private the player's language; in a group the group's, for its admins only."""
     query = _query(update)
+    if not offered(query):  # a language tap forged onto a board must not overwrite it
+        await on_unknown_button(update, context)
+        return
     code = callbacks.parse_language(query.data)
     aud = await audience(context, update)
     storage = services(context).storage
@@ -168,7 +173,7 @@ async def on_language_button(update: Update, context: ContextTypes.DEFAULT_TYPE)
         await storage.set_language(query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
     await answer(query, confirmation)
-    await query.edit_message_text(confirmation)
+    await show_text(query, confirmation)
 
 
 async def on_current_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

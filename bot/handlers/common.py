@@ -167,6 +167,23 @@ def request_redraw(
     svc.redrawer.request(stored.chat_id, message_id, draw)
 
 
+def offered(query: CallbackQuery) -> bool:
+    """Whether the tapped message really has a button with this data (forged data has not)."""
+    message = query.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    return markup is not None and any(
+        button.callback_data == query.data for row in markup.inline_keyboard for button in row
+    )
+
+
+async def show_text(query: CallbackQuery, text: str) -> None:
+    """Replace the tapped message's text (and drop its keyboard); a double tap finds it done."""
+    try:
+        await query.edit_message_text(text)
+    except BadRequest as error:
+        log.info("message of callback query %s not replaced: %s", query.id, error.message)
+
+
 async def show_keyboard(query: CallbackQuery, markup: render.InlineKeyboardMarkup) -> None:
     """Swap the keyboard of the tapped message; already swapped or gone is fine."""
     try:
