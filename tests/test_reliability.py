@@ -88,6 +88,28 @@ async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(
     assert not errors_logged()
 
 
+async def test_a_flood_limit_outlasting_every_retry_is_no_error_and_the_next_tap_redraws(
+    api, bot, errors_logged
+):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    game = await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    game_id = button_data(board, "⬅️").split(":")[1]
+    api.fail_next("editMessageText", error_code=429, retry_after=1, count=4)  # 3 retries, then
+    api.fail_next("answerCallbackQuery", error_code=429, retry_after=1, count=4)  # give up
+    api.tap(101, 101, board.message_id, f"g:{game_id}:l", strict=False)
+    await eventually(lambda: len(api.find_requests("editMessageText", ok=False)) == 4, 15)
+    await eventually(lambda: len(api.find_requests("answerCallbackQuery", ok=False)) == 4, 15)
+    game = replay(game, "l")
+    assert (await stored_game(bot.database, 101, 101)).board == game.board  # saved all the same
+    code = next(code for code in "lrud" if replay(game, code) != game)
+    mark = api.mark()
+    api.tap(101, 101, board.message_id, f"g:{game_id}:{code}")
+    edit = await api.wait_request("editMessageText", after=mark, chat_id=101)
+    assert shown_board(edit.params["text"]) == replay(game, code).board
+    assert not errors_logged()
+
+
 async def test_a_flood_limit_in_one_chat_does_not_hold_up_another(api, bot, errors_logged):
     anna = User(api, 101, "Anna")
     bob = User(api, 202, "Bob")

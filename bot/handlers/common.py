@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from telegram import Bot, CallbackQuery, Message, Update, User
 from telegram.constants import ChatType
-from telegram.error import BadRequest, NetworkError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ContextTypes
 
 from bot import render
@@ -155,7 +155,9 @@ def request_redraw(
             return
         try:
             await edit_board(context.bot, svc, latest, message_id, t, view)
-        except NetworkError as error:  # includes timeouts and flood limits past their retries
+        except (NetworkError, RetryAfter, Forbidden) as error:
+            # Timeouts, a flood limit past its retries, a player who blocked the bot: the
+            # move is saved, and the next tap (or /start) draws the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
         # With several bot processes, another one may have drawn a newer move while this edit
@@ -198,5 +200,5 @@ async def answer(query: CallbackQuery, text: str | None = None, **kwargs: object
         await query.answer(text, **kwargs)  # type: ignore[arg-type]
     except BadRequest as error:
         log.info("callback query %s not answered: %s", query.id, error.message)
-    except NetworkError as error:
+    except (NetworkError, RetryAfter) as error:
         log.warning("callback query %s not answered: %s", query.id, error)
