@@ -17,11 +17,12 @@ from bot.handlers.common import (
     offered,
     request_redraw,
     send_board,
+    sender_translator,
     services,
     show_keyboard,
     show_text,
 )
-from bot.i18n import Translator, resolve_language, translator
+from bot.i18n import Translator, translator
 
 
 def _query(update: Update) -> CallbackQuery:
@@ -56,7 +57,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         return
     svc = services(context)
     if not svc.throttle.allow(query.from_user.id):
-        t = translator(resolve_language(None, query.from_user.language_code))
+        t = await sender_translator(context, query.from_user)
         await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
         return
     async with svc.games.chat_lock(message.chat.id):

@@ -78,6 +78,12 @@ async def audience(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Audien
     return Audience(player, own, post, chat.id, in_group)
 
 
+async def sender_translator(context: ContextTypes.DEFAULT_TYPE, user: User) -> Translator:
+    """The language a toast for `user` alone is in: their choice, else Telegram's."""
+    player = await services(context).storage.player(user.id)
+    return translator(resolve_language(player.language, user.language_code))
+
+
 async def board_message(
     svc: Services, stored: StoredGame, t: Translator, view: str
 ) -> tuple[str, render.InlineKeyboardMarkup]:

@@ -8,6 +8,7 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from bot.handlers.common import sender_translator
 from bot.i18n import resolve_language, translator
 
 log = logging.getLogger(__name__)
@@ -17,7 +18,11 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("unhandled error while processing %r", update, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_user is None:
         return
-    t = translator(resolve_language(None, update.effective_user.language_code))
+    user = update.effective_user
+    try:
+        t = await sender_translator(context, user)
+    except Exception:  # the failure may be the database itself: Telegram's language will do
+        t = translator(resolve_language(None, user.language_code))
     apology = t._("Sorry, something went wrong on my side. Please try again.")
     try:
         if update.callback_query is not None:
