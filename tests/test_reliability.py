@@ -296,13 +296,13 @@ async def test_fuzzed_buttons_and_texts_are_answered_and_change_no_game(api, bot
     api.add_group(-500, "Fuzz Club", admins={101})
     group_board = await owner.open_board("/new 5", replies=1, chat_id=-500)
     owner_game_id = int(button_data(owner_board, "⬅️").split(":")[1])
+    rng = random.Random(2048)
     attackers = [
-        User(api, 900 + i, f"<b>{i}</b>&", random.choice(["en", "nl", "de"])) for i in range(8)
+        User(api, 900 + i, f"<b>{i}</b>&", rng.choice(["en", "nl", "de"])) for i in range(8)
     ]
     for attacker in attackers:
         await attacker.open_board()
     before = (await stored_game(bot.database, 101, 101), await stored_game(bot.database, -500, 101))
-    rng = random.Random(2048)
     taps = []
     for i in range(2400):
         attacker = attackers[i % len(attackers)]
