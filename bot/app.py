@@ -84,7 +84,7 @@ def build_application(config: Config) -> Application:
 
     async def post_init(application: Application) -> None:
         storage = await open_storage(config)
-        application.bot_data["services"] = Services(
+        services = application.bot_data["services"] = Services(
             storage=storage,
             games=GameService(storage),
             challenges=ChallengeService(storage),
@@ -94,6 +94,8 @@ def build_application(config: Config) -> Application:
             hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
             card_interval=config.card_interval,
         )
+        if config.hint_workers_at_start:
+            services.hints.start_workers()
         await _set_command_menus(application)
         await reschedule_open_challenges(application)
         if config.database_url:

@@ -25,12 +25,22 @@ def pool_size() -> int:
 class HintService:
     def __init__(self, workers: int = 0, budget_ms: float = DEFAULT_BUDGET_MS) -> None:
         self._budget_ms = budget_ms
+        self._workers = workers or pool_size()
         # "spawn": a forked copy of a process with running threads (SQLite, HTTP) is unsafe.
         self._pool = ProcessPoolExecutor(
-            max_workers=workers or pool_size(),
+            max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=warm_up,
         )
+
+    def start_workers(self) -> None:
+        """Start every worker now, in the background, rather than on the first hints.
+
+        The pool starts a worker for each call that finds none idle, so as many trivial calls
+        as workers, made at once, start them all.
+        """
+        for _ in range(self._workers):
+            self._pool.submit(os.getpid)
 
     async def suggest(self, board: Board, size: int) -> Direction | None:
         loop = asyncio.get_running_loop()

@@ -143,6 +143,7 @@ class RunningBot:
         edit_interval: float = 0.01,
         hint_budget_ms: float = 50.0,
         challenge_sync_interval: float = 60.0,
+        hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
     ) -> None:
         self.api = api
         self.database = database
@@ -150,6 +151,7 @@ class RunningBot:
         self.edit_interval = edit_interval
         self.hint_budget_ms = hint_budget_ms
         self.challenge_sync_interval = challenge_sync_interval
+        self.hint_workers_at_start = hint_workers_at_start
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
@@ -163,6 +165,7 @@ class RunningBot:
             edit_interval=self.edit_interval,
             hint_budget_ms=self.hint_budget_ms,
             challenge_sync_interval=self.challenge_sync_interval,
+            hint_workers_at_start=self.hint_workers_at_start,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import random
 import statistics
 import time
@@ -10,11 +11,13 @@ import time
 import pytest
 
 import engine
+from bot.hints import pool_size
 from tests.conftest import (
     RunningBot,
     User,
     button_data,
     buttons,
+    eventually,
     put_board,
     replay,
     stored_game,
@@ -92,6 +95,23 @@ async def test_hints_are_throttled_but_moves_never_are(api, bot):
     played = await stored_game(bot.database, 101, 101)
     expected = replay(start, codes)
     assert (played.board, played.moves) == (expected.board, expected.moves)
+
+
+async def test_the_hint_workers_start_with_the_bot_not_on_the_first_hint(api, tmp_path):
+    before = set(multiprocessing.active_children())
+    bot = RunningBot(api, tmp_path / "hints.sqlite3", hint_workers_at_start=True)
+    await bot.start()
+    try:
+        await eventually(
+            lambda: len(set(multiprocessing.active_children()) - before) == pool_size(), 30
+        )
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()
+        answer, _ = await anna.tap(board, "💡 Hint")
+        assert answer["text"].startswith("💡 Try")
+        assert len(set(multiprocessing.active_children()) - before) == pool_size()
+    finally:
+        await bot.stop()
 
 
 async def test_other_players_taps_are_not_delayed_by_a_burst_of_hints(api, tmp_path):
