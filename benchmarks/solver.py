@@ -25,7 +25,7 @@ Three measurements:
   `DEEP_DEPTH` player moves without a time limit. Both use the probability cutoff 1e-4 of
   the published programs (not the solver's faster default), so the file can be remade
   exactly, as long as the search itself is unchanged. tests/test_solver.py checks the CI setting
-  (depth 2) against the agreement measured here.
+  (depth 3) against the agreement measured here.
 
 Per-decision times are wall-clock times around `best_move`, so they include any time the
 machine gave to other processes; run the benchmark on an otherwise idle machine.
