@@ -191,6 +191,25 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     assert answer["text"] == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
 
 
+async def test_undo_works_in_a_challenge_as_in_any_game(api, bot, club):
+    anna, bob = club
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    board = await _join(
+        api, bob, buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    )
+    opening = grid(board)
+    for arrow in ("⬅️", "➡️"):  # one of them moves
+        answer, board = await bob.tap(board, arrow, edit=False)
+        if answer["text"] is None:
+            await api.wait_request("editMessageText", chat_id=bob.id)
+            board = bob.board()
+            break
+    assert grid(board) != opening
+    _, board = await bob.tap(board, "↩️")
+    assert grid(board) == opening and "↩️ Terug (4)" in buttons(board)
+
+
 async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
     anna, bob = club
     carl = User(api, 304, "Carl")
@@ -280,6 +299,17 @@ async def test_only_admins_change_the_group_language(api, bot, club):
     assert menu.text == "Ab jetzt schreibe ich in dieser Gruppe auf Deutsch."
     (rules,) = await anna.send("/rules", chat_id=GROUP)
     assert rules.startswith("So spielst du 2048")
+    # Everything posted into the group follows, whoever asks: boards, leaderboards, cards.
+    bob_board = await bob.open_board("/new 4", replies=1, chat_id=GROUP)
+    assert "Punkte:" in bob_board.text
+    await put_board(
+        bot.database, GROUP, bob.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
+    )
+    (best,) = await bob.send("/best", chat_id=GROUP)
+    assert best.startswith("Die Besten in 2048 Club") and "1. Bob: 1.200" in best
+    api.send_text(anna.id, GROUP, "/challenge")
+    card = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
     welcome, _ = await bob.send("/start", replies=2)  # Bob's private chat keeps his language
     assert welcome.startswith("Hoi Bob!")
 

@@ -134,7 +134,9 @@ async def test_replaying_an_undone_move_brings_the_same_tile(api, bot):
 async def test_win_then_keep_going(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
-    await put_board(bot.database, 101, 101, rows4([1024, 1024, 0, 0]), moves=700, score=18000)
+    await put_board(
+        bot.database, 101, 101, rows4([1024, 1024, 0, 0]), moves=700, score=18000, play_seconds=754
+    )
     _, board = await anna.tap(board, "⬅️")
     assert "2048!" in board.text and "701 moves" in board.text
     assert set(buttons(board)) == {"▶️ Keep going", "🆕 New game"}
@@ -146,6 +148,7 @@ async def test_win_then_keep_going(api, bot):
     assert {"⬆️", "⬅️", "➡️", "⬇️"} <= set(buttons(board))
     (records,) = await anna.send("/best")
     assert "1 won" in records and "Fewest moves to 2048: 701" in records
+    assert "Fastest 2048: 12:34" in records
 
 
 async def test_game_over_then_undo_makes_the_board_playable(api, bot):

@@ -9,6 +9,7 @@ import pytest
 import engine
 from bot import render
 from bot.i18n import translator
+from bot.render_groups import safe_name
 
 EN = translator("en")
 
@@ -106,3 +107,9 @@ def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
         b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row
     ]
     assert all(len(d.encode()) <= 64 for d in data)
+
+
+def test_names_in_group_texts_are_capped_escaped_and_never_empty():
+    assert safe_name("A" * 60) == "A" * 31 + "…"
+    assert safe_name("  Tom \n & <Jerry> ") == "Tom &amp; &lt;Jerry&gt;"
+    assert safe_name(" \t ") == "?"
