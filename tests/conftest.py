@@ -327,6 +327,11 @@ def replay(game: engine.Game, codes: str | list[str]) -> engine.Game:
     return game
 
 
+def moving_code(game: engine.Game) -> str:
+    """A tap (l, r, u, d) that moves this game; which one depends on the tiles its seed spawned."""
+    return next(code for code in "lrud" if replay(game, code) != game)
+
+
 async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
     """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr."""
     process.send_signal(signal.SIGTERM)

@@ -31,6 +31,7 @@ from tests.conftest import (
     eventually,
     execute_sql,
     fresh_postgres_database,
+    moving_code,
     replay,
     shown_board,
     shown_moves,
@@ -217,8 +218,8 @@ async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_
     finally:
         await store.close()
     codes = []
-    for _ in range(2):  # two arrows that move, whatever tiles this game's seed spawns
-        codes.append(next(code for code in "lrud" if replay(game, code) != game))
+    for _ in range(2):
+        codes.append(moving_code(game))
         game = replay(game, codes[-1])
 
     delivered = len(api.webhook_deliveries)

@@ -15,6 +15,7 @@ from tests.conftest import (
     User,
     button_data,
     eventually,
+    moving_code,
     put_board,
     replay,
     shown_board,
@@ -75,8 +76,7 @@ async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(
     api.fail_next("editMessageText", error_code=429, retry_after=1)
     mark = api.mark()
     for _ in range(3):
-        # Whichever arrow moves on this board: the spawned tiles depend on the game's seed.
-        code = next(code for code in "lrud" if replay(game, code) != game)
+        code = moving_code(game)
         game = replay(game, code)
         query = api.tap(101, 101, board.message_id, f"g:{game_id}:{code}")
         await api.wait_answer(query, timeout=0.9)  # answered before the flood wait is over
@@ -102,7 +102,7 @@ async def test_a_flood_limit_outlasting_every_retry_is_no_error_and_the_next_tap
     await eventually(lambda: len(api.find_requests("answerCallbackQuery", ok=False)) == 4, 15)
     game = replay(game, "l")
     assert (await stored_game(bot.database, 101, 101)).board == game.board  # saved all the same
-    code = next(code for code in "lrud" if replay(game, code) != game)
+    code = moving_code(game)
     mark = api.mark()
     api.tap(101, 101, board.message_id, f"g:{game_id}:{code}")
     edit = await api.wait_request("editMessageText", after=mark, chat_id=101)
