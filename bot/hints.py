@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 
 from engine import Direction
@@ -22,6 +24,23 @@ def pool_size() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
+def _start_worker() -> None:
+    """In each worker: build the solver's tables, and leave when the bot process is gone.
+
+    A killed bot (SIGKILL, out of memory) cannot shut its pool down, and a worker would wait
+    for work forever: it holds both ends of its task queue, so it never sees it close.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
+    warm_up()
+
+
+def _exit_with(parent_sentinel: int) -> None:
+    multiprocessing.connection.wait([parent_sentinel])
+    os._exit(0)
+
+
 class HintService:
     def __init__(self, workers: int = 0, budget_ms: float = DEFAULT_BUDGET_MS) -> None:
         self._budget_ms = budget_ms
@@ -30,7 +49,7 @@ class HintService:
         self._pool = ProcessPoolExecutor(
             max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=warm_up,
+            initializer=_start_worker,
         )
 
     def start_workers(self) -> None:

@@ -97,6 +97,8 @@ async def burst_under_way(api, database, seed: int):
 async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
     process, anna, board, start, codes, queries = await burst_under_way(api, database, seed=9)
     process.kill()
+    # The hint workers share the bot's stderr: it closes once they have noticed and left too.
+    await asyncio.wait_for(process.stderr.read(), timeout=30)
     await process.wait()
     confirmed = answered(api, queries)
 
