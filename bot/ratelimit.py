@@ -26,11 +26,16 @@ JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
 class ChatRateLimiter(BaseRateLimiter[int]):
     def __init__(
-        self, group_max_rate: float = 20, group_period: float = 60, max_retries: int = 3
+        self,
+        group_max_rate: float = 20,
+        group_period: float = 60,
+        max_retries: int = 3,
+        max_tracked_groups: int = 10_000,
     ) -> None:
         self._group_max_rate = group_max_rate
         self._group_period = group_period
         self._max_retries = max_retries
+        self._max_tracked_groups = max_tracked_groups
         self._group_limiters: dict[int, AsyncLimiter] = {}
         self._blocked_until: dict[int | None, float] = {}
 
@@ -43,9 +48,22 @@ class ChatRateLimiter(BaseRateLimiter[int]):
     def _group_limiter(self, chat_id: int) -> AsyncLimiter:
         limiter = self._group_limiters.get(chat_id)
         if limiter is None:
+            if len(self._group_limiters) >= self._max_tracked_groups:
+                self._forget_quiet_chats()
             limiter = AsyncLimiter(self._group_max_rate, self._group_period)
             self._group_limiters[chat_id] = limiter
         return limiter
+
+    def _forget_quiet_chats(self) -> None:
+        """A group whose bucket has drained, or a chat whose flood wait is over, is no
+        different from one never seen: forget them, so a bot in many groups stays small."""
+        self._group_limiters = {
+            chat_id: limiter
+            for chat_id, limiter in self._group_limiters.items()
+            if not limiter.has_capacity(self._group_max_rate)
+        }
+        now = time.monotonic()
+        self._blocked_until = {key: t for key, t in self._blocked_until.items() if t > now}
 
     async def _wait_if_blocked(self, key: int | None) -> None:
         while (pause := self._blocked_until.get(key, 0.0) - time.monotonic()) > 0:

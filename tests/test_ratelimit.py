@@ -28,3 +28,23 @@ async def test_a_group_gets_a_few_posts_at_once_then_its_pace_and_private_chats_
     order = sorted(sent, key=sent.__getitem__)
     assert order.index("private") < order.index("group 5")  # not queued behind the group
     assert sent["group 5"] - start >= 0.9  # three at once, then one every third of a second
+
+
+async def test_groups_that_went_quiet_are_forgotten_and_still_paced_afterwards():
+    limiter = ChatRateLimiter(group_max_rate=2, group_period=0.2, max_tracked_groups=4)
+
+    async def send() -> bool:
+        return True
+
+    async def post(chat_id: int) -> None:
+        await limiter.process_request(send, (), {}, "sendMessage", {"chat_id": chat_id}, None)
+
+    for chat_id in range(-1, -5, -1):
+        await post(chat_id)
+    await asyncio.sleep(0.25)  # every bucket has drained
+    await post(-5)
+    assert len(limiter._group_limiters) == 1  # only the group still within its period
+    start = time.monotonic()
+    for _ in range(3):
+        await post(-5)
+    assert time.monotonic() - start >= 0.09  # the third post of the burst still waited
