@@ -22,6 +22,7 @@ from bot.throttle import Throttle
 log = logging.getLogger(__name__)
 NAME_LIMIT = 64
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+KNOWN_NAMES_LIMIT = 100_000  # players whose saved name is remembered in memory
 
 
 @dataclass
@@ -69,6 +70,8 @@ async def audience(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Audien
     name = display_name(user)
     if svc.known_names.get(user.id) != name:
         await svc.storage.remember_name(user.id, name)
+        if len(svc.known_names) >= KNOWN_NAMES_LIMIT:
+            svc.known_names.clear()  # only a cache: forgetting costs each player one write
         svc.known_names[user.id] = name
     player = await svc.storage.player(user.id)
     own = translator(resolve_language(player.language, user.language_code))
