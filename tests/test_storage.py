@@ -4,8 +4,10 @@ stays consistent when several processes (several storages on one PostgreSQL) wri
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from dataclasses import replace
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -14,8 +16,18 @@ import engine
 from bot.challenges import ChallengeService, JoinStatus, payload
 from bot.games import GameService, TapStatus
 from bot.storage import SCHEMA_VERSION, Storage
+from bot.storage.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from bot.storage.sqlite import MIGRATIONS
-from tests.conftest import fresh_postgres_database
+from tests.conftest import (
+    RunningBot,
+    User,
+    button_data,
+    fresh_postgres_database,
+    moving_code,
+    replay,
+    shown_board,
+    stored_game,
+)
 
 
 class Clock:
@@ -147,22 +159,86 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
     assert record.fastest_win_seconds is not None
 
 
-async def test_a_version_1_sqlite_file_is_migrated_in_place(tmp_path):
-    path = tmp_path / "old.sqlite3"
-    with sqlite3.connect(path) as raw:
-        for statement in MIGRATIONS[0]:
-            raw.execute(statement)
-        raw.execute(
-            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (7, 4, 900, 3)"
+FIRST_RELEASE_SQLITE = Path(__file__).parent / "data" / "first_release.sql"
+
+
+def test_the_first_step_is_the_first_releases_schema():
+    """Released steps are never edited: databases out there were made by them."""
+    lines = FIRST_RELEASE_SQLITE.read_text().splitlines()
+    released = "\n".join(line for line in lines if not line.startswith("--")).split(";")
+    assert [" ".join(s.split()) for s in MIGRATIONS[0]] == [
+        " ".join(s.split()) for s in released if s.strip()
+    ]
+
+
+async def _first_release_database(database, game: engine.Game) -> None:
+    """A database as the first release left it: a player, their running game, a record."""
+    rows = [
+        ("INSERT INTO players (user_id, name) VALUES (42, 'Anna')", ()),
+        (
+            "INSERT INTO games (chat_id, owner_id, size, state, created_at, updated_at) "
+            "VALUES (42, 42, 4, ?, 1000.0, 1010.0)",
+            (json.dumps(engine.to_dict(game), separators=(",", ":")),),
+        ),
+        (
+            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (42, 4, 900, 3)",
+            (),
+        ),
+    ]
+    if not isinstance(database, str):
+        with sqlite3.connect(database) as raw:
+            raw.executescript(FIRST_RELEASE_SQLITE.read_text())
+            for sql, params in rows:
+                raw.execute(sql, params)
+            raw.execute("PRAGMA user_version = 1")
+        return
+    connection = await asyncpg.connect(database)
+    try:
+        for statement in POSTGRES_MIGRATIONS[0]:
+            await connection.execute(statement)
+        await connection.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
-        raw.execute("PRAGMA user_version = 1")
-    store = await Storage.open(path)
+        await connection.execute("INSERT INTO schema_version (version) VALUES (1)")
+        for sql, params in rows:
+            await connection.execute(sql.replace("?", "$1"), *params)
+    finally:
+        await connection.close()
+
+
+async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, database):
+    game = engine.new_game(4, 5, 1000.0)
+    while game.score == 0:
+        game = replay(game, moving_code(game))
+    await _first_release_database(database, game)
+
+    store = await Storage.open(database)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
-        record = (await store.records(7))[4]
+        assert (await store.active_game(42, 42)).game == game
+        record = (await store.records(42))[4]
         assert (record.best_score, record.games_played, record.hints_used) == (900, 3, 0)
+        (standing,) = await store.group_leaderboard(42, 4, 10, asker=42)
+        assert (standing.score, standing.highest, standing.moves) == (
+            game.score,
+            max(game.board),
+            game.moves,
+        )
     finally:
         await store.close()
+
+    bot = RunningBot(api, database)
+    await bot.start()
+    try:
+        anna = User(api, 42, "Anna")
+        board = await anna.open_board()
+        assert shown_board(board.text) == game.board
+        game_id = button_data(board, "⬅️").split(":")[1]
+        await anna.tap_data(board, f"g:{game_id}:{moving_code(game)}")
+        assert (await stored_game(database, 42, 42)).moves == game.moves + 1
+    finally:
+        await bot.stop()
 
 
 async def test_postgres_schema_is_migrated_once_by_processes_starting_together(postgres):

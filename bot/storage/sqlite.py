@@ -22,6 +22,7 @@ from bot.storage.base import Row, Storage, StorageUnavailable
 # Each entry migrates the schema from version i to i + 1; never edit a released step.
 # bot/storage/postgres.py has the same steps in PostgreSQL's dialect.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the first release, private games only.
     (
         """CREATE TABLE players (
             user_id INTEGER PRIMARY KEY,
@@ -29,6 +30,34 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             language TEXT,
             view TEXT NOT NULL DEFAULT 'emoji'
         )""",
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id INTEGER NOT NULL,
+            owner_id INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            active INTEGER NOT NULL DEFAULT 1,
+            message_id INTEGER,
+            played_counted INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )""",
+        """CREATE UNIQUE INDEX games_one_active
+            ON games (chat_id, owner_id) WHERE active = 1""",
+        """CREATE TABLE records (
+            user_id INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            best_score INTEGER NOT NULL DEFAULT 0,
+            games_played INTEGER NOT NULL DEFAULT 0,
+            games_won INTEGER NOT NULL DEFAULT 0,
+            highest_tile INTEGER NOT NULL DEFAULT 0,
+            fewest_moves_to_win INTEGER,
+            fastest_win_seconds REAL,
+            PRIMARY KEY (user_id, size)
+        )""",
+    ),
+    # 2: groups and challenges.
+    (
         """CREATE TABLE challenges (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             chat_id INTEGER NOT NULL,
@@ -44,25 +73,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             finished INTEGER NOT NULL DEFAULT 0
         )""",
         "CREATE INDEX challenges_open ON challenges (finished, ends_at)",
-        """CREATE TABLE games (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            chat_id INTEGER NOT NULL,
-            owner_id INTEGER NOT NULL,
-            size INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            active INTEGER NOT NULL DEFAULT 1,
-            message_id INTEGER,
-            played_counted INTEGER NOT NULL DEFAULT 0,
-            challenge_id INTEGER REFERENCES challenges (id),
-            closes_at REAL,
-            score INTEGER NOT NULL DEFAULT 0,
-            highest INTEGER NOT NULL DEFAULT 0,
-            moves INTEGER NOT NULL DEFAULT 0,
-            score_at REAL NOT NULL,
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        )""",
+        "ALTER TABLE games ADD COLUMN challenge_id INTEGER REFERENCES challenges (id)",
+        "ALTER TABLE games ADD COLUMN closes_at REAL",
+        # What leaderboards rank by, kept beside the saved state so they can be queried.
+        "ALTER TABLE games ADD COLUMN score INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN highest INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN moves INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN score_at REAL NOT NULL DEFAULT 0",
+        # Games saved before: read them from the state (tiles are stored as exponents).
+        """UPDATE games SET
+            score = json_extract(state, '$.sc'),
+            moves = json_extract(state, '$.mv'),
+            highest = (SELECT 1 << max(value) FROM json_each(games.state, '$.b')),
+            score_at = updated_at""",
         # A player has one running ordinary game per chat, and one entry per challenge.
+        "DROP INDEX games_one_active",
         """CREATE UNIQUE INDEX games_one_active
             ON games (chat_id, owner_id) WHERE active = 1 AND challenge_id IS NULL""",
         """CREATE UNIQUE INDEX games_one_entry
@@ -72,18 +97,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             chat_id INTEGER PRIMARY KEY,
             language TEXT
         )""",
-        """CREATE TABLE records (
-            user_id INTEGER NOT NULL,
-            size INTEGER NOT NULL,
-            best_score INTEGER NOT NULL DEFAULT 0,
-            games_played INTEGER NOT NULL DEFAULT 0,
-            games_won INTEGER NOT NULL DEFAULT 0,
-            highest_tile INTEGER NOT NULL DEFAULT 0,
-            fewest_moves_to_win INTEGER,
-            fastest_win_seconds REAL,
-            PRIMARY KEY (user_id, size)
-        )""",
     ),
+    # 3: hints.
     (
         "ALTER TABLE games ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
         # The direction the last hint suggested, shown on the board until the next change.
