@@ -17,6 +17,8 @@ import logging
 import os
 import re
 import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -37,6 +39,7 @@ from bot.storage import Storage
 # Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
+ROOT = Path(__file__).resolve().parent.parent  # the checkout: `python -m bot` runs from here
 DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
 BACKENDS = ("sqlite", "postgres")
 # A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as Storage.open takes it.
@@ -330,6 +333,21 @@ def replay(game: engine.Game, codes: str | list[str]) -> engine.Game:
 def moving_code(game: engine.Game) -> str:
     """A tap (l, r, u, d) that moves this game; which one depends on the tiles its seed spawned."""
     return next(code for code in "lrud" if replay(game, code) != game)
+
+
+def refused_setting(args: list[str], env: dict[str, str]) -> str:
+    """Run `python -m bot` with a bad setting: exit code 2, one clear line, no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    return done.stderr
 
 
 async def stop_cleanly(process: asyncio.subprocess.Process) -> str:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from bot.i18n import LANGUAGES, catalog_path, resolve_language, translator
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 TAG = re.compile(r"</?([a-z]+)[^>]*>")
 

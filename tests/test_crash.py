@@ -7,10 +7,10 @@ import os
 import random
 import sqlite3
 import sys
-from pathlib import Path
 
 import engine
 from tests.conftest import (
+    ROOT,
     Database,
     User,
     button_data,
@@ -20,8 +20,6 @@ from tests.conftest import (
     stop_cleanly,
     stored_game,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def bot_env(api, database: Database) -> dict[str, str]:

@@ -16,7 +16,6 @@ import random
 import socket
 import sys
 import time
-from pathlib import Path
 
 import aiohttp
 import pytest
@@ -24,6 +23,7 @@ import pytest
 from bot.emulator.webhook import SECRET_HEADER
 from bot.storage import Storage
 from tests.conftest import (
+    ROOT,
     RunningBot,
     User,
     button_data,
@@ -37,7 +37,6 @@ from tests.conftest import (
     shown_moves,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "multi-process_secret"
 PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never contacted
 GROUP = -100777

@@ -29,9 +29,8 @@ from bot.i18n import translator
 from bot.playground import GROUP_ID, PLAYERS, open_playground
 from bot.playground.server import first_message_id
 from bot.render import LADDER
-from tests.conftest import stop_cleanly
+from tests.conftest import ROOT, stop_cleanly
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
