@@ -169,8 +169,10 @@ def request_redraw(
             # move is saved, and the next tap (or /start) draws the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
-        # With several bot processes, another one may have drawn a newer move while this edit
-        # was on its way, and this edit may have landed after it: then draw again.
+        if not svc.storage.shared:
+            return  # this process's own later taps have asked for their redraw already
+        # Another process may have drawn a newer move while this edit was on its way, and
+        # this edit may have landed after it: then draw again.
         now = await svc.storage.game(stored.id)
         if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
             svc.redrawer.request(stored.chat_id, message_id, draw, replace=False)

@@ -84,6 +84,8 @@ def _dump(game: engine.Game) -> str:
 class Storage(ABC):
     """Players, games, records and challenges; `Storage.open(target)` picks the backend."""
 
+    # Whether other bot processes may write the same database (PostgreSQL behind webhooks).
+    shared = False
     # The two-argument scalar max and min: SQLite's max()/min(), PostgreSQL's GREATEST/LEAST.
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
     _GREATEST = "max"

@@ -165,6 +165,7 @@ def describe_url(url: str) -> str:
 
 
 class PostgresStorage(Storage):
+    shared = True
     _GREATEST = "GREATEST"
     _LEAST = "LEAST"
 
