@@ -18,7 +18,7 @@ from pathlib import Path
 from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
-from bot.runner import polling
+from bot.playground.runner import polling
 
 GROUP = -100999
 ARROWS = ("⬅️", "⬆️", "➡️", "⬇️")

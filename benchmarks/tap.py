@@ -22,7 +22,7 @@ from telegram.ext import ContextTypes, TypeHandler
 from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
-from bot.runner import polling
+from bot.playground.runner import polling
 
 ARROWS = ("g:{}:l", "g:{}:u", "g:{}:r", "g:{}:d")
 

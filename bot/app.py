@@ -8,19 +8,20 @@ from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 
-from bot import handlers, texts
-from bot.challenges import ChallengeService
+from bot import handlers
 from bot.config import Config
-from bot.games import GameService
+from bot.delivery.ratelimit import ChatRateLimiter
+from bot.delivery.redraw import Redrawer
+from bot.delivery.throttle import Throttle
+from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.handlers.challenges import reschedule_open_challenges, schedule_end
 from bot.handlers.common import Services
-from bot.hints import HintService
-from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
-from bot.ratelimit import ChatRateLimiter
-from bot.redraw import Redrawer
+from bot.presentation import texts
+from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
+from bot.services.challenges import ChallengeService
+from bot.services.games import GameService
+from bot.services.hints import HintService
 from bot.storage import open_storage
-from bot.throttle import Throttle
-from bot.webhook import AcknowledgingProcessor, AcknowledgingQueue
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from bot import callbacks
 from bot.handlers import buttons, commands, errors
+from bot.presentation import callbacks
 
 
 def register(application: Application) -> None:

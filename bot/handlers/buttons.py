@@ -6,8 +6,6 @@ from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
 import engine
-from bot import callbacks, render
-from bot.games import TapResult, TapStatus
 from bot.handlers import challenges, groups
 from bot.handlers.common import (
     Audience,
@@ -22,7 +20,9 @@ from bot.handlers.common import (
     show_keyboard,
     show_text,
 )
-from bot.i18n import Translator, translator
+from bot.presentation import callbacks, render
+from bot.presentation.i18n import Translator, translator
+from bot.services.games import TapResult, TapStatus
 
 
 def _query(update: Update) -> CallbackQuery:

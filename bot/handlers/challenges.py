@@ -14,17 +14,17 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ContextTypes
 
-from bot import challenges as domain
 from bot.handlers.common import Audience, audience, send_board, services
-from bot.i18n import Translator, translator
-from bot.render_groups import (
+from bot.models import Challenge
+from bot.presentation.i18n import Translator, translator
+from bot.presentation.leaderboards import (
     challenge_card,
     challenge_keyboard,
     end_time,
     safe_name,
     winner_text,
 )
-from bot.storage import Challenge
+from bot.services import challenges as domain
 
 log = logging.getLogger(__name__)
 CARD_TOP = 10

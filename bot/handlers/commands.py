@@ -9,9 +9,9 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 import engine
-from bot import render, texts
 from bot.handlers import challenges, groups
 from bot.handlers.common import audience, send_board, services
+from bot.presentation import render, texts
 
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]
 

@@ -10,14 +10,15 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ContextTypes
 
-from bot import render
-from bot.challenges import ChallengeService
-from bot.games import GameService
-from bot.hints import HintService
-from bot.i18n import Translator, resolve_language, translator
-from bot.redraw import Redrawer
-from bot.storage import Player, Storage, StoredGame
-from bot.throttle import Throttle
+from bot.delivery.redraw import Redrawer
+from bot.delivery.throttle import Throttle
+from bot.models import Player, StoredGame
+from bot.presentation import render
+from bot.presentation.i18n import Translator, resolve_language, translator
+from bot.services.challenges import ChallengeService
+from bot.services.games import GameService
+from bot.services.hints import HintService
+from bot.storage import Storage
 
 log = logging.getLogger(__name__)
 NAME_LIMIT = 64

@@ -9,7 +9,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.handlers.common import sender_translator
-from bot.i18n import resolve_language, translator
+from bot.presentation.i18n import resolve_language, translator
 
 log = logging.getLogger(__name__)
 

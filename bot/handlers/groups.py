@@ -8,7 +8,7 @@ from telegram.ext import ContextTypes
 
 import engine
 from bot.handlers.common import Audience, services
-from bot.render_groups import group_leaderboard
+from bot.presentation.leaderboards import group_leaderboard
 
 TOP = 10
 

@@ -17,8 +17,8 @@ from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
 from bot.playground.people import populate
+from bot.playground.runner import polling
 from bot.playground.web import PlaygroundWeb
-from bot.runner import polling
 
 log = logging.getLogger(__name__)
 

@@ -6,19 +6,13 @@ schema (bot/storage/base.py) and migrate through the same numbered steps.
 """
 
 from bot.storage.base import Storage, StorageUnavailable, is_postgres_url, open_storage
-from bot.storage.models import Challenge, Player, Record, Standing, StoredGame
 from bot.storage.sqlite import SCHEMA_VERSION, SqliteStorage
 
 __all__ = [
     "SCHEMA_VERSION",
-    "Challenge",
-    "Player",
-    "Record",
     "SqliteStorage",
-    "Standing",
     "Storage",
     "StorageUnavailable",
-    "StoredGame",
     "is_postgres_url",
     "open_storage",
 ]

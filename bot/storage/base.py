@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
-from bot.storage.models import Challenge, Player, Record, Standing, StoredGame
+from bot.models import Challenge, Player, Record, Standing, StoredGame
 
 if TYPE_CHECKING:
     from bot.config import Config

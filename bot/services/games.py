@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import engine
-from bot.callbacks import GameAction
-from bot.storage import Storage, StoredGame
+from bot.models import StoredGame
+from bot.presentation.callbacks import GameAction
+from bot.storage import Storage
 
 
 class TapStatus(StrEnum):

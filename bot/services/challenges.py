@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
-from bot.storage import Challenge, Storage, StoredGame
+from bot.models import Challenge, StoredGame
+from bot.storage import Storage
 
 DEFAULT_DURATION = 24 * 3600
 MIN_DURATION = 60

@@ -11,9 +11,9 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 import engine
-from bot import callbacks
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
-from bot.storage import Record
+from bot.models import Record
+from bot.presentation import callbacks
+from bot.presentation.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 
 EMPTY = "⬜"
 # One emoji per tile exponent (index 1 is the 2 tile). Every entry is a single code point

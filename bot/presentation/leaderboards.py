@@ -8,9 +8,9 @@ from html import escape
 from babel.dates import format_skeleton
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.i18n import Translator
-from bot.render import size_name
-from bot.storage import Challenge, Standing
+from bot.models import Challenge, Standing
+from bot.presentation.i18n import Translator
+from bot.presentation.render import size_name
 
 NAME_CAP = 32
 

@@ -5,7 +5,7 @@ Each paragraph is its own catalog message so translators work on short, self-con
 
 from __future__ import annotations
 
-from bot.i18n import Translator
+from bot.presentation.i18n import Translator
 
 
 def welcome(t: Translator, name: str) -> str:

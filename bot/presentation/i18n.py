@@ -19,7 +19,7 @@ from babel.support import Translations
 LANGUAGES = ("en", "nl", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
-LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 DOMAIN = "bot"
 
 

@@ -1,0 +1,1 @@
+"""Getting updates in and messages out at Telegram's pace: throttling, pacing, webhooks."""
