@@ -7,8 +7,10 @@ import time
 
 import pytest
 
-from bot.render import tile_emoji
-from tests.conftest import User, buttons, execute_sql, grid, put_board, stored_game
+from bot.presentation.render import tile_emoji
+from tests.support.boards import buttons, grid
+from tests.support.databases import execute_sql, put_board, stored_game
+from tests.support.harness import User
 
 GROUP = -100200300
 

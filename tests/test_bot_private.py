@@ -7,16 +7,10 @@ from dataclasses import replace
 import pytest
 
 import engine
-from bot.render import tile_emoji
-from tests.conftest import (
-    User,
-    button_data,
-    buttons,
-    eventually,
-    grid,
-    put_board,
-    stored_game,
-)
+from bot.presentation.render import tile_emoji
+from tests.support.boards import button_data, buttons, grid
+from tests.support.databases import put_board, stored_game
+from tests.support.harness import User, eventually
 
 EMPTY_ROWS4 = [[0] * 4 for _ in range(4)]
 

@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, User, grid, refused_setting, stop_cleanly
+from tests.support.boards import grid
+from tests.support.harness import User
+from tests.support.processes import ROOT, refused_setting, stop_cleanly
 
 
 def _env(**values: str) -> dict[str, str]:

@@ -8,8 +8,8 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot.i18n import LANGUAGES, catalog_path, resolve_language, translator
-from tests.conftest import ROOT
+from bot.presentation.i18n import LANGUAGES, catalog_path, resolve_language, translator
+from tests.support.processes import ROOT
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 TAG = re.compile(r"</?([a-z]+)[^>]*>")

@@ -9,17 +9,10 @@ import sqlite3
 import sys
 
 import engine
-from tests.conftest import (
-    ROOT,
-    Database,
-    User,
-    button_data,
-    replay,
-    shown_board,
-    shown_moves,
-    stop_cleanly,
-    stored_game,
-)
+from tests.support.boards import button_data, replay, shown_board, shown_moves
+from tests.support.databases import Database, stored_game
+from tests.support.harness import User
+from tests.support.processes import ROOT, stop_cleanly
 
 
 def bot_env(api, database: Database) -> dict[str, str]:

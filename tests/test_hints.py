@@ -11,17 +11,10 @@ import time
 import pytest
 
 import engine
-from bot.hints import pool_size
-from tests.conftest import (
-    RunningBot,
-    User,
-    button_data,
-    buttons,
-    eventually,
-    put_board,
-    replay,
-    stored_game,
-)
+from bot.services.hints import pool_size
+from tests.support.boards import button_data, buttons, replay
+from tests.support.databases import put_board, stored_game
+from tests.support.harness import RunningBot, User, eventually
 
 GROUP = -100300400
 # A position with one clearly right answer: left merges two pairs into the corner row.

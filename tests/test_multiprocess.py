@@ -22,20 +22,10 @@ import pytest
 
 from bot.emulator.webhook import SECRET_HEADER
 from bot.storage import Storage
-from tests.conftest import (
-    ROOT,
-    RunningBot,
-    User,
-    button_data,
-    buttons,
-    eventually,
-    execute_sql,
-    fresh_postgres_database,
-    moving_code,
-    replay,
-    shown_board,
-    shown_moves,
-)
+from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
+from tests.support.databases import execute_sql, fresh_postgres_database
+from tests.support.harness import RunningBot, User, eventually
+from tests.support.processes import ROOT
 
 SECRET = "multi-process_secret"
 PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never contacted

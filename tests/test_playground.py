@@ -25,11 +25,11 @@ import pytest
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import ApplicationHandlerStop, CallbackQueryHandler, ContextTypes
 
-from bot.i18n import translator
 from bot.playground import GROUP_ID, PLAYERS, open_playground
 from bot.playground.server import first_message_id
-from bot.render import LADDER
-from tests.conftest import ROOT, stop_cleanly
+from bot.presentation.i18n import translator
+from bot.presentation.render import LADDER
+from tests.support.processes import ROOT, stop_cleanly
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.ratelimit import ChatRateLimiter
+from bot.delivery.ratelimit import ChatRateLimiter
 
 
 async def test_a_group_gets_a_few_posts_at_once_then_its_pace_and_private_chats_never_wait():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.redraw import Redrawer
+from bot.delivery.redraw import Redrawer
 
 
 async def test_requests_made_while_an_edit_is_on_its_way_coalesce_into_one_more_edit():

@@ -9,19 +9,10 @@ import random
 
 import pytest
 
-from bot.callbacks import parse_game_tap
-from tests.conftest import (
-    RunningBot,
-    User,
-    button_data,
-    eventually,
-    moving_code,
-    put_board,
-    replay,
-    shown_board,
-    shown_moves,
-    stored_game,
-)
+from bot.presentation.callbacks import parse_game_tap
+from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
+from tests.support.databases import put_board, stored_game
+from tests.support.harness import RunningBot, User, eventually
 
 ARROW_DATA = {"⬅️": "l", "⬆️": "u", "➡️": "r", "⬇️": "d"}
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 import engine
-from bot import render
-from bot.i18n import translator
-from bot.render_groups import safe_name
+from bot.presentation import render
+from bot.presentation.i18n import translator
+from bot.presentation.leaderboards import safe_name
 
 EN = translator("en")
 

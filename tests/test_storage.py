@@ -13,21 +13,14 @@ import asyncpg
 import pytest
 
 import engine
-from bot.challenges import ChallengeService, JoinStatus, payload
-from bot.games import GameService, TapStatus
+from bot.services.challenges import ChallengeService, JoinStatus, payload
+from bot.services.games import GameService, TapStatus
 from bot.storage import SCHEMA_VERSION, Storage
 from bot.storage.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from bot.storage.sqlite import MIGRATIONS
-from tests.conftest import (
-    RunningBot,
-    User,
-    button_data,
-    fresh_postgres_database,
-    moving_code,
-    replay,
-    shown_board,
-    stored_game,
-)
+from tests.support.boards import button_data, moving_code, replay, shown_board
+from tests.support.databases import fresh_postgres_database, stored_game
+from tests.support.harness import RunningBot, User
 
 
 class Clock:

@@ -11,7 +11,8 @@ from aiohttp import web
 
 from bot.config import DEFAULT_WEBHOOK_PORT, ConfigError, load_config
 from bot.emulator.webhook import SECRET_HEADER
-from tests.conftest import ROOT, eventually, refused_setting
+from tests.support.harness import eventually
+from tests.support.processes import ROOT, refused_setting
 
 TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
 SECRET = "s3cret_-token"

@@ -1,0 +1,115 @@
+"""Test databases: a SQLite file or a PostgreSQL schema of its own, and set-up steps on them.
+
+PostgreSQL is the server at TEST_DATABASE_URL (default
+postgresql://postgres@127.0.0.1:54329/bot2048_test, what `.ci/postgres start DIR` starts);
+without a reachable server its test variants are skipped, except in CI (CI set), where they fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+import engine
+from bot.storage import Storage
+
+DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
+BACKENDS = ("sqlite", "postgres")
+# A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as Storage.open takes it.
+Database = Path | str
+_server_checked: dict[str, str | None] = {}
+
+
+def postgres_test_url() -> str:
+    return os.environ.get("TEST_DATABASE_URL", "").strip() or DEFAULT_TEST_DATABASE_URL
+
+
+async def postgres_server() -> str:
+    """The test server's URL; skips (fails in CI) when no server answers there."""
+    url = postgres_test_url()
+    if url not in _server_checked:
+        try:
+            connection = await asyncpg.connect(url, timeout=5)
+        except (OSError, asyncpg.PostgresError, TimeoutError) as error:
+            _server_checked[url] = f"{error.__class__.__name__}: {error}"
+        else:
+            await connection.close()
+            _server_checked[url] = None
+    problem = _server_checked[url]
+    if problem is not None:
+        message = (
+            f"no PostgreSQL server at TEST_DATABASE_URL={url} ({problem}); start one with "
+            "`.ci/postgres start /tmp/bot2048-pg` or point TEST_DATABASE_URL at one"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs the PostgreSQL variants: {message}")
+        pytest.skip(f"PostgreSQL variant skipped: {message}")
+    return url
+
+
+def with_schema(url: str, schema: str) -> str:
+    """The URL of one schema in the server's database (asyncpg takes search_path from it)."""
+    return f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+
+
+@contextlib.asynccontextmanager
+async def fresh_postgres_database():
+    """A URL whose tables live in a new, empty schema, dropped afterwards."""
+    server = await postgres_server()
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    connection = await asyncpg.connect(server)
+    try:
+        await connection.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await connection.close()
+    try:
+        yield with_schema(server, schema)
+    finally:
+        connection = await asyncpg.connect(server)
+        try:
+            await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+        finally:
+            await connection.close()
+
+
+async def execute_sql(database: Database, sql: str, *params: Any) -> int:
+    """Run one statement (with `?` placeholders) on either backend: a test's set-up step."""
+    store = await Storage.open(database)
+    try:
+        async with store.transaction():
+            return await store._execute(sql, params)
+    finally:
+        await store.close()
+
+
+async def put_board(
+    database: Database, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
+) -> engine.Game:
+    """Rewrite a player's running game through the storage layer, as a test set-up step."""
+    store = await Storage.open(database)
+    try:
+        stored = await store.active_game(chat_id, owner_id)
+        assert stored is not None
+        game = replace(stored.game, board=tuple(v for row in rows for v in row), **changes)
+        async with store.transaction():
+            await store.update_game(stored, game, 0.0, played_counted=stored.played_counted)
+    finally:
+        await store.close()
+    return game
+
+
+async def stored_game(database: Database, chat_id: int, owner_id: int) -> engine.Game:
+    store = await Storage.open(database)
+    try:
+        stored = await store.active_game(chat_id, owner_id)
+    finally:
+        await store.close()
+    assert stored is not None
+    return stored.game

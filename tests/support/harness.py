@@ -1,0 +1,122 @@
+"""The real Application against the Bot API emulator, and Telegram users who talk to it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.app import build_application
+from bot.config import Config
+from bot.emulator import FakeBotApi, StoredMessage
+from bot.playground.runner import polling
+from tests.support.boards import button_data
+from tests.support.databases import Database
+
+
+class RunningBot:
+    """One bot process's worth of Application, restartable against the same database."""
+
+    def __init__(
+        self,
+        api: FakeBotApi,
+        database: Database,
+        card_interval: float = 0.3,
+        edit_interval: float = 0.01,
+        hint_budget_ms: float = 50.0,
+        challenge_sync_interval: float = 60.0,
+        hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
+    ) -> None:
+        self.api = api
+        self.database = database
+        self.card_interval = card_interval
+        self.edit_interval = edit_interval
+        self.hint_budget_ms = hint_budget_ms
+        self.challenge_sync_interval = challenge_sync_interval
+        self.hint_workers_at_start = hint_workers_at_start
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    async def start(self) -> None:
+        postgres = isinstance(self.database, str)
+        config = Config(
+            token=self.api.token,
+            base_url=self.api.base_url,
+            database=Path("unused.sqlite3") if postgres else Path(self.database),
+            database_url=self.database if postgres else None,
+            card_interval=self.card_interval,
+            edit_interval=self.edit_interval,
+            hint_budget_ms=self.hint_budget_ms,
+            challenge_sync_interval=self.challenge_sync_interval,
+            hint_workers_at_start=self.hint_workers_at_start,
+        )
+        self.application = build_application(config)
+        self._stack = contextlib.AsyncExitStack()
+        await self._stack.enter_async_context(polling(self.application, poll_timeout=1))
+
+    async def stop(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+
+class User:
+    """A Telegram user talking to the bot, in their private chat unless told otherwise."""
+
+    def __init__(self, api: FakeBotApi, user_id: int, first_name: str, language: str = "en"):
+        self.api = api
+        self.id = user_id
+        self.first_name = first_name
+        api.add_user(user_id, first_name, language_code=language)
+
+    async def send(self, text: str, replies: int = 1, chat_id: int | None = None) -> list[str]:
+        """Send a message and return the texts of the next `replies` messages the bot sends."""
+        chat = self.id if chat_id is None else chat_id
+        self.api.send_text(self.id, chat, text)
+        sent = [await self.api.wait_request("sendMessage", chat_id=chat) for _ in range(replies)]
+        return [self.api.stored_message(chat, r.result["message_id"]).text for r in sent]
+
+    async def open_board(
+        self, text: str = "/start", replies: int = 2, chat_id: int | None = None
+    ) -> StoredMessage:
+        """Send a command that ends with a board, and return that board message."""
+        await self.send(text, replies=replies, chat_id=chat_id)
+        return self.board(chat_id)
+
+    def board(self, chat_id: int | None = None) -> StoredMessage:
+        message = self.api.last_bot_message(self.id if chat_id is None else chat_id)
+        assert message is not None
+        return self.api.stored_message(message["chat"]["id"], message["message_id"])
+
+    async def tap(
+        self, message: StoredMessage, label: str, *, edit: bool = True
+    ) -> tuple[dict[str, Any], StoredMessage]:
+        """Tap the button whose text starts with `label`; return the toast and the message."""
+        data = button_data(message, label)
+        return await self.tap_data(message, data, edit=edit)
+
+    async def tap_data(
+        self, message: StoredMessage, data: str, *, edit: bool = False, strict: bool = True
+    ) -> tuple[dict[str, Any], StoredMessage]:
+        query = self.api.tap(self.id, message.chat_id, message.message_id, data, strict=strict)
+        answer = await self.api.wait_answer(query)
+        if edit:
+            await self.api.wait_request(
+                "editMessageText", chat_id=message.chat_id, message_id=message.message_id
+            )
+        current = self.api.stored_message(message.chat_id, message.message_id)
+        assert current is not None
+        return answer, current
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait until `check()` holds: redraws are paced and deliveries are answered late."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.02)
