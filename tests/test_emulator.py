@@ -21,7 +21,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
 from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
-from bot.emulator import FakeBotApi
+from bot.emulator import FakeBotApi, FloodLimits
 from bot.emulator.html import HtmlParseError, parse_html
 
 USER = 1001
@@ -221,6 +221,124 @@ async def test_a_held_request_is_overtaken_by_a_later_one(bot, api):
     held.release()
     assert (await first).message_id > second.message_id
     assert [r.params["text"] for r in api.find_requests("sendMessage")] == ["second", "first"]
+
+
+class Clock:
+    """The flood model's time, moved by hand: a minute of flood wait passes at once."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def flooded():
+    """An emulator enforcing Telegram's flood limits on a hand-moved clock, and a client."""
+    clock = Clock()
+    async with FakeBotApi(flood=FloodLimits(), clock=clock) as api:
+        api.add_user(USER, "Ann")
+        api.add_user(2002, "Bo")
+        api.add_group(GROUP, "Club", admins={USER, api.bot_id})
+        for chat in (USER, 2002):
+            api.send_text(chat, chat, "/start")
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            yield api, bot, clock
+
+
+async def test_a_private_chat_takes_a_burst_then_one_message_a_second(flooded):
+    api, bot, clock = flooded
+    sent = [await bot.send_message(USER, f"{n}") for n in range(8)]
+    with pytest.raises(RetryAfter) as flood:
+        await bot.edit_message_text("edited", USER, sent[0].message_id)
+    assert flood.value.retry_after == dt.timedelta(seconds=1)
+    refused = [r for r in api.requests if r.error_code == 429]
+    assert [(r.method, r.description) for r in refused] == [
+        ("editMessageText", "Too Many Requests: retry after 1")
+    ]
+    assert api.stored_message(USER, sent[0].message_id).text == "0"  # the edit did not happen
+    # Other chats and callback answers go on during the flood wait.
+    assert await bot.send_message(2002, "elsewhere")
+    query = api.tap(USER, USER, sent[0].message_id, "tap", strict=False)
+    assert await bot.answer_callback_query(query, "answered")
+    clock.now += 1
+    for _ in range(5):  # one a second, for as long as it lasts
+        assert await bot.send_message(USER, "paced")
+        clock.now += 1
+
+
+async def test_a_group_takes_twenty_messages_a_minute(flooded):
+    _, bot, clock = flooded
+    for n in range(8):
+        await bot.send_message(GROUP, f"{n}")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(GROUP, "too many")
+    assert flood.value.retry_after == dt.timedelta(seconds=3)  # a message every 3 s refills
+    clock.now += 3
+    assert await bot.send_message(GROUP, "one more")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(GROUP, "and another")
+    clock.now += 60
+    for n in range(8):  # a quiet minute refilled the burst, no more
+        await bot.send_message(GROUP, f"again {n}")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(GROUP, "too many")
+
+
+async def test_every_send_and_edit_fails_until_the_flood_wait_is_over(flooded):
+    api, bot, clock = flooded
+    board = await bot.send_message(USER, "board")
+    api.flood.block(USER, 30)
+    for waited, left in ((0, 30), (9, 21), (20.5, 1)):  # whole seconds, rounded up
+        clock.now += waited
+        with pytest.raises(RetryAfter) as flood:
+            await bot.edit_message_text(f"after {waited}", USER, board.message_id)
+        assert flood.value.retry_after == dt.timedelta(seconds=left)
+    assert api.flood.remaining(USER) == 0.5
+    clock.now += 0.5
+    assert api.flood.remaining(USER) == 0
+    assert (await bot.edit_message_text("caught up", USER, board.message_id)).text == "caught up"
+    assert await bot.send_message(2002, "never waited")
+
+
+async def test_flood_limits_switch_on_and_off_at_run_time(flooded):
+    api, bot, clock = flooded
+    api.flood.off()
+    for n in range(30):
+        await bot.send_message(USER, f"{n}")
+    api.flood.block(USER, 2)  # a forced flood wait applies with the limits off, too
+    with pytest.raises(RetryAfter):
+        await bot.send_message(USER, "blocked")
+    clock.now += 2
+    api.flood.on(FloodLimits(burst=2, retry_after=10))
+    await bot.send_message(USER, "1")
+    await bot.send_message(USER, "2")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(USER, "3")
+    assert flood.value.retry_after == dt.timedelta(seconds=10)  # the test's fixed flood wait
+    with pytest.raises(ValueError, match="at least one second"):
+        api.flood.block(USER, 0)
+    with pytest.raises(ValueError, match="whole number of seconds"):
+        FloodLimits(retry_after=0)
+
+
+async def test_a_flood_wait_has_telegrams_wire_format(flooded):
+    api, _, _ = flooded
+    api.flood.block(USER, 7)
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{api.base_url}{api.token}/sendMessage", json={"chat_id": USER, "text": "hi"}
+        ) as resp,
+    ):
+        assert resp.status == 429
+        assert await resp.json() == {
+            "ok": False,
+            "error_code": 429,
+            "description": "Too Many Requests: retry after 7",
+            "parameters": {"retry_after": 7},
+        }
 
 
 async def test_commands_per_scope_and_language(bot, api):

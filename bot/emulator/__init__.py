@@ -6,15 +6,19 @@ the real wire format and Telegram's validation rules, so what works here works l
 
 from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
+from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
 from .log import RecordedRequest
 from .webhook import Delivery
 from .world import StoredMessage
 
 __all__ = [
     "DEFAULT_TOKEN",
+    "TELEGRAM_LIMITS",
     "ApiError",
     "Delivery",
     "FakeBotApi",
+    "FloodControl",
+    "FloodLimits",
     "RecordedRequest",
     "StoredMessage",
 ]

@@ -15,6 +15,7 @@ return consecutive matching requests, never the same one twice. Pass ``after=mar
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Collection, Iterable
 from types import TracebackType
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from .faults import Faults, Hold, make_fault
+from .flood import FloodControl, FloodLimits
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
 from .server import BotApiServer
@@ -37,6 +39,10 @@ class FakeBotApi:
     ``first_message_id`` is where message ids start in every chat; a world that comes back
     on each run next to a kept database (the playground) starts later each time, so that an
     id the bot stored never names a different message, just as on Telegram.
+
+    ``flood`` are the flood limits Telegram enforces per chat (None: unlimited); ``clock``
+    is the flood model's time in seconds, which a test may advance by hand. At run time,
+    :attr:`flood` switches them on and off and forces a flood wait on one chat.
     """
 
     def __init__(
@@ -46,6 +52,8 @@ class FakeBotApi:
         *,
         privacy_mode: bool = True,
         first_message_id: int = 1,
+        flood: FloodLimits | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         bot_id, _, secret = token.partition(":")
         if not bot_id.isdigit() or not secret:
@@ -60,9 +68,12 @@ class FakeBotApi:
         self.log = RequestLog(self.world.notifier)
         self.methods = BotApiMethods(self.world)
         self.faults = Faults()
+        self.flood = FloodControl(self.world, flood, clock)
         # Artificial latency per method name (case-insensitive), in seconds.
         self.delay: dict[str, float] = {}
-        self._server = BotApiServer(token, self.methods, self.log, self.faults, self.delay)
+        self._server = BotApiServer(
+            token, self.methods, self.log, self.faults, self.flood, self.delay
+        )
         self.webhook = WebhookDelivery(self.world)
         self._cursor = 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-from .errors import ApiError
+from .errors import ApiError, too_many_requests
 
 _DEFAULT_DESCRIPTIONS = {
     400: "Bad Request: injected failure",
@@ -28,8 +28,9 @@ def make_fault(description: str | None, error_code: int, retry_after: int | None
     """The ApiError for ``fail_next``; 429 without ``retry_after`` means retry after 1 s."""
     if error_code == 429:
         seconds = 1 if retry_after is None else retry_after
-        text = description or f"Too Many Requests: retry after {seconds}"
-        return ApiError(429, text, retry_after=seconds)
+        if description is None:
+            return too_many_requests(seconds)
+        return ApiError(429, description, retry_after=seconds)
     text = description or _DEFAULT_DESCRIPTIONS.get(error_code, f"Error {error_code}")
     return ApiError(error_code, text, retry_after=retry_after)
 

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from .errors import ApiError, bad_request
 from .faults import Faults
+from .flood import FloodControl
 from .log import RequestLog
 from .methods import BotApiMethods
 from .params import normalize
@@ -69,12 +70,14 @@ class BotApiServer:
         methods: BotApiMethods,
         log: RequestLog,
         faults: Faults,
+        flood: FloodControl,
         delays: dict[str, float],
     ) -> None:
         self.token = token
         self.methods = methods
         self.log = log
         self.faults = faults
+        self.flood = flood
         self.delays = delays
         # Extra route set-ups (the browser playground's page and JSON API), applied by make_app.
         self.app_setups: list[Callable[[web.Application], None]] = []
@@ -118,7 +121,7 @@ class BotApiServer:
         )
 
     async def handle_method(self, request: web.Request) -> web.Response:
-        """Decode, authorize, delay/fault, dispatch, record, answer."""
+        """Decode, authorize, delay/fault, flood control, dispatch, record, answer."""
         requested = request.match_info["method"]
         method = self.methods.canonical(requested) or requested
         params: dict[str, Any] = {}
@@ -139,6 +142,7 @@ class BotApiServer:
             fault = self.faults.take(method)
             if fault is not None:
                 raise fault
+            self.flood.admit(method, params)
             result = await self.methods.call(method, params)
         except ApiError as error:
             self.log.record(
