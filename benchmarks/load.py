@@ -168,12 +168,14 @@ async def _wait_listening(port: int, process: asyncio.subprocess.Process) -> Non
         return
 
 
-async def measure(
-    kind: str, chats: int, taps: int, folder: Path, database_url: str | None = None
-) -> Result:
-    setup = SETUPS["floor" if kind == "floor" else "sqlite" if kind == "bot" else kind]
+@contextlib.asynccontextmanager
+async def serving(
+    api: FakeBotApi, kind: str, folder: Path, database_url: str | None = None
+) -> AsyncIterator[list[asyncio.subprocess.Process]]:
+    """The processes of one deployment (`kind`: a --backends name, or "bot") talking to `api`,
+    from the moment they take updates until they are stopped."""
+    setup = SETUPS["sqlite" if kind == "bot" else kind]
     async with contextlib.AsyncExitStack() as stack:
-        api = await stack.enter_async_context(FakeBotApi())
         env = dict(
             os.environ,
             TELEGRAM_BOT_TOKEN=api.token,
@@ -214,7 +216,7 @@ async def measure(
                 api.webhook_targets = [f"http://127.0.0.1:{port}/load" for port in ports]
             else:
                 await api.wait_request("getUpdates", timeout=60)
-            return await _drive(api, setup, chats, taps, processes)
+            yield processes
         finally:
             for process in processes:
                 if process.returncode is None:
@@ -223,18 +225,25 @@ async def measure(
                 await process.wait()
 
 
-async def _drive(
-    api: FakeBotApi,
-    setup: Setup,
-    chats: int,
-    taps: int,
-    processes: list[asyncio.subprocess.Process],
+async def measure(
+    kind: str, chats: int, taps: int, folder: Path, database_url: str | None = None
 ) -> Result:
+    async with (
+        FakeBotApi() as api,
+        serving(api, kind, folder, database_url) as processes,
+    ):
+        return await _drive(api, kind == "floor", chats, taps, processes)
+
+
+async def open_boards(
+    api: FakeBotApi, chats: range, command: str = "/start"
+) -> dict[int, tuple[int, str]]:
+    """Each chat's user sends `command`: their board's message id and callback data prefix."""
     boards: dict[int, tuple[int, str]] = {}
-    for chat in range(1, chats + 1):
+    for chat in chats:
         api.add_user(chat, f"Player {chat}")
         mark = api.mark()
-        api.send_text(chat, chat, "/start")
+        api.send_text(chat, chat, command)
         sent = await api.wait_for(
             lambda r, c=chat: (
                 r.method == "sendMessage"
@@ -246,12 +255,23 @@ async def _drive(
         )
         first = sent.params["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         boards[chat] = (sent.result["message_id"], first.rsplit(":", 1)[0])
+    return boards
+
+
+async def _drive(
+    api: FakeBotApi,
+    floor: bool,
+    chats: int,
+    taps: int,
+    processes: list[asyncio.subprocess.Process],
+) -> Result:
+    boards = await open_boards(api, range(1, chats + 1))
     rng = random.Random(1)
     mark, begin = api.mark(), time.time()
     sent_at: dict[str, tuple[int, float]] = {}
     for _ in range(taps):
         for chat, (message_id, prefix) in boards.items():
-            data = "tap" if setup.floor else f"{prefix}:{rng.choice('lurd')}"
+            data = "tap" if floor else f"{prefix}:{rng.choice('lurd')}"
             query = api.tap(chat, chat, message_id, data, strict=False)
             sent_at[query] = (chat, time.time())
     queries = api.world.queries
