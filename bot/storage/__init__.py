@@ -5,7 +5,13 @@ PostgreSQL database for a `postgresql://` URL; both run the same queries over th
 schema (bot/storage/base.py) and migrate through the same numbered steps.
 """
 
-from bot.storage.base import Storage, StorageUnavailable, is_postgres_url, open_storage
+from bot.storage.base import (
+    Storage,
+    StorageUnavailable,
+    TransactionError,
+    is_postgres_url,
+    open_storage,
+)
 from bot.storage.sqlite import SCHEMA_VERSION, SqliteStorage
 
 __all__ = [
@@ -13,6 +19,7 @@ __all__ = [
     "SqliteStorage",
     "Storage",
     "StorageUnavailable",
+    "TransactionError",
     "is_postgres_url",
     "open_storage",
 ]

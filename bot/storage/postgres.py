@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.base import Row, Storage, StorageUnavailable
+from bot.storage.base import Row, Storage, StorageUnavailable, TransactionError
 from bot.storage.sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
 # Each entry migrates the schema from version i to i + 1; never edit a released step. Same
@@ -228,7 +228,7 @@ class PostgresStorage(Storage):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
         if self._connection() is not None:
-            raise RuntimeError("storage transactions do not nest")
+            raise TransactionError("storage transactions do not nest")
         async with self._pool.acquire() as connection, connection.transaction():
             token = _BOUND.set((self, connection, asyncio.current_task()))
             try:
@@ -269,10 +269,14 @@ class PostgresStorage(Storage):
         target = self._connection() or self._pool
         return [tuple(row) for row in await target.fetch(_numbered(sql), *params)]
 
+    def _writer(self) -> asyncpg.Connection:
+        connection = self._connection()
+        if connection is None:
+            raise TransactionError("storage writes run inside transaction()")
+        return connection
+
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return _rowcount(await target.execute(_numbered(sql), *params))
+        return _rowcount(await self._writer().execute(_numbered(sql), *params))
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return await target.fetchval(_numbered(sql) + " RETURNING id", *params)
+        return await self._writer().fetchval(_numbered(sql) + " RETURNING id", *params)
