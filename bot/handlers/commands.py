@@ -101,7 +101,7 @@ async def view(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     new_view = "numbers" if aud.player.view == "emoji" else "emoji"
     await svc.storage.set_view(_user_id(update), new_view)
     t = aud.post
-    notice = t._("Numbers view is on.") if new_view == "numbers" else t._("Emoji view is on.")
+    notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
     await _reply(update, notice + " " + t._("/view switches back."))
     stored = await svc.games.current_or_start(aud.chat_id, _user_id(update))
     await send_board(context.bot, svc, stored, t, new_view)
