@@ -71,6 +71,8 @@ def build_application(config: Config) -> Application:
             Defaults(
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                # A reply still goes out when the command it answers was deleted meanwhile.
+                allow_sending_without_reply=True,
             )
         )
         # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
