@@ -1,8 +1,9 @@
 """The storage interface and every query in it, written once for both backends.
 
 A backend supplies a handful of primitives (run a statement, fetch rows, insert and return the
-id, open a transaction) and its dialect's few differences; everything else, and with it the
-schema's semantics, is shared. Queries use `?` placeholders; PostgreSQL numbers them.
+id, open a transaction, read and write the schema version) and its dialect's few differences;
+everything else, and with it the schema's semantics and its migration, is shared. Queries use
+`?` placeholders; PostgreSQL numbers them.
 
 Writes that belong together run inside `transaction()`, opened by the caller (the game
 service) around a read-modify-write. Reads of a game or an entry inside a transaction are
@@ -18,10 +19,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import engine
 from bot.models import Challenge, Player, Record, Standing, StoredGame
+from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -90,6 +92,8 @@ class Storage(ABC):
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
     _GREATEST = "max"
     _LEAST = "min"
+    # How the schema's migration steps are spelled for this backend's database.
+    _dialect: ClassVar[Dialect]
 
     @classmethod
     async def open(cls, target: str | os.PathLike[str]) -> Storage:
@@ -117,7 +121,12 @@ class Storage(ABC):
     async def close(self) -> None: ...
 
     @abstractmethod
-    async def schema_version(self) -> int: ...
+    async def schema_version(self) -> int:
+        """The schema version the database records; 0 for an empty database."""
+
+    @abstractmethod
+    async def _write_version(self, version: int) -> None:
+        """Record, inside the migration's transaction, that the schema is now at `version`."""
 
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[None]:
@@ -152,10 +161,34 @@ class Storage(ABC):
     async def _serialize(self, key: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the lock named `key`.
 
-        Guards a read-then-insert (one running game per chat, one entry per challenge), where
-        there is no row yet to lock. SQLite needs none: its writers are serialised already.
+        Guards a read-then-insert (one running game per chat, one entry per challenge, the
+        schema's migration), where there is no row yet to lock. SQLite needs none: its writers
+        are serialised already.
         """
         return
+
+    # ----- the schema -------------------------------------------------------------------------
+
+    async def _migrate(self) -> None:
+        """Run the migration steps the database lacks, all in one transaction, or refuse it.
+
+        Processes that start together take turns (PostgreSQL: the lock `_serialize` takes;
+        SQLite: the write transaction itself): the first one migrates, the others find the
+        work done. A database that a newer release has migrated is refused, not used by code
+        that does not know its schema.
+        """
+        async with self.transaction():
+            await self._serialize("migrate")
+            version = await self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StorageUnavailable(
+                    f"database schema {version} is newer than this bot ({SCHEMA_VERSION}): upgrade"
+                )
+            steps = migrations(self._dialect)
+            for step in range(version, SCHEMA_VERSION):
+                for statement in steps[step]:
+                    await self._execute(statement)
+                await self._write_version(step + 1)
 
     # ----- players ----------------------------------------------------------------------------
 
