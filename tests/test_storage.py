@@ -7,6 +7,8 @@ import asyncio
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,11 +18,12 @@ import pytest
 import engine
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
-from bot.storage import SCHEMA_VERSION, Storage
+from bot.storage import SCHEMA_VERSION, Storage, open_storage
 from bot.storage.schema import POSTGRES, SQLITE, migrations
 from tests.support.boards import button_data, moving_code, replay, shown_board
 from tests.support.databases import fresh_postgres_database, stored_game
 from tests.support.harness import RunningBot, User
+from tests.support.processes import ROOT
 
 
 class Clock:
@@ -34,7 +37,7 @@ class Clock:
 
 @pytest.fixture
 async def storage(database):
-    store = await Storage.open(database)
+    store = await open_storage(database)
     yield store
     await store.close()
 
@@ -60,7 +63,7 @@ async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
 
 async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
     path = tmp_path / "bot.sqlite3"
-    store = await Storage.open(path)
+    store = await open_storage(path)
     assert await store.schema_version() == SCHEMA_VERSION
     await store.close()
     with sqlite3.connect(path) as raw:
@@ -73,7 +76,7 @@ async def test_a_newer_sqlite_schema_is_refused(tmp_path):
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="newer"):
-        await Storage.open(path)
+        await open_storage(path)
 
 
 async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
@@ -96,7 +99,7 @@ async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
 
 
 async def test_games_survive_reopening_the_database(database):
-    store = await Storage.open(database)
+    store = await open_storage(database)
     svc = service(store)
     stored = await svc.start(10, 10, 5)
     await _valid_move(svc, 10, stored.id)
@@ -104,7 +107,7 @@ async def test_games_survive_reopening_the_database(database):
     before = (await store.active_game(10, 10)).game
     await store.close()
 
-    reopened = await Storage.open(database)
+    reopened = await open_storage(database)
     after = await reopened.active_game(10, 10)
     await reopened.close()
     assert after is not None and after.game == before and after.game.moves == 2
@@ -206,7 +209,7 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
         game = replay(game, moving_code(game))
     await _first_release_database(database, game)
 
-    store = await Storage.open(database)
+    store = await open_storage(database)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
         assert (await store.active_game(42, 42)).game == game
@@ -235,7 +238,7 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
 
 
 async def test_postgres_schema_is_migrated_once_by_processes_starting_together(postgres):
-    stores = await asyncio.gather(*(Storage.open(postgres) for _ in range(4)))
+    stores = await asyncio.gather(*(open_storage(postgres) for _ in range(4)))
     try:
         assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 4
         connection = await asyncpg.connect(postgres)
@@ -250,7 +253,7 @@ async def test_postgres_schema_is_migrated_once_by_processes_starting_together(p
 
 
 async def test_a_newer_postgres_schema_is_refused(postgres):
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     await store.close()
     connection = await asyncpg.connect(postgres)
     try:
@@ -260,7 +263,7 @@ async def test_a_newer_postgres_schema_is_refused(postgres):
     finally:
         await connection.close()
     with pytest.raises(RuntimeError, match="newer"):
-        await Storage.open(postgres)
+        await open_storage(postgres)
 
 
 # What both databases must agree on, column by column: (name, type family, nullable,
@@ -393,9 +396,9 @@ async def _postgres_schema(url: str) -> dict[str, object]:
 
 async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
     """The steps are written once, but each database reads them in its dialect: compare."""
-    store = await Storage.open(tmp_path / "bot.sqlite3")
+    store = await open_storage(tmp_path / "bot.sqlite3")
     await store.close()
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     await store.close()
 
     in_sqlite = _sqlite_schema(tmp_path / "bot.sqlite3")
@@ -411,6 +414,20 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "challenge_id IS NOT NULL",
     )
     assert ("id", "integer", False, None, 1, None, True) in games_columns
+
+
+@pytest.mark.parametrize("module", ["bot.presentation.render", "bot.storage"])
+def test_importing_loads_no_database_driver(module):
+    """A driver is loaded when a database of its kind is opened, not by what merely names
+    storage: rendering a board or type-checking a service pulls in neither."""
+    code = (
+        f"import sys, {module}; "
+        "print(sorted(m for m in ('aiosqlite', 'asyncpg') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
 
 
 async def test_64_bit_ids_and_seeds_round_trip(storage):
@@ -435,7 +452,7 @@ DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
 
 async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(database):
     """Two storages on one database, as two bot processes have, tap the same games at once."""
-    first, second = await Storage.open(database), await Storage.open(database)
+    first, second = await open_storage(database), await open_storage(database)
     try:
         services = [GameService(first, new_seed=lambda: 99), GameService(second)]
         codes = "lurdllurrdul" * 3
@@ -475,7 +492,7 @@ async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(
 
 
 async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes(database):
-    first, second = await Storage.open(database), await Storage.open(database)
+    first, second = await open_storage(database), await open_storage(database)
     try:
         challenge = await first.insert_challenge(
             -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12

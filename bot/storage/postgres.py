@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.base import Row, Storage
+from bot.storage.queries import Row, Storage
 from bot.storage.schema import POSTGRES
 
 DEFAULT_POOL_SIZE = 10

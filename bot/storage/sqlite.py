@@ -17,7 +17,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.base import Row, Storage
+from bot.storage.queries import Row, Storage
 from bot.storage.schema import SQLITE
 
 

@@ -14,19 +14,14 @@ the "modify" part's input, so a backend that serves several processes locks what
 from __future__ import annotations
 
 import json
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import engine
 from bot.models import Challenge, Player, Record, Standing, StoredGame
 from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
-
-if TYPE_CHECKING:
-    from bot.config import Config
 
 Row = tuple[Any, ...]
 
@@ -44,19 +39,6 @@ _RANKING = "score DESC, highest DESC, moves ASC, score_at ASC"
 
 class StorageUnavailable(RuntimeError):
     """The database cannot be used: unreachable, refused, or of a newer schema."""
-
-
-def is_postgres_url(target: str | os.PathLike[str]) -> bool:
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
-
-
-def _driver_errors() -> tuple[type[Exception], ...]:
-    """What the drivers raise for a database that cannot be reached or used."""
-    import sqlite3
-
-    import asyncpg
-
-    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 def _game_from_row(row: Row) -> StoredGame:
@@ -84,7 +66,7 @@ def _dump(game: engine.Game) -> str:
 
 
 class Storage(ABC):
-    """Players, games, records and challenges; `Storage.open(target)` picks the backend."""
+    """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
 
     # Whether other bot processes may write the same database (PostgreSQL behind webhooks).
     shared = False
@@ -94,26 +76,6 @@ class Storage(ABC):
     _LEAST = "min"
     # How the schema's migration steps are spelled for this backend's database.
     _dialect: ClassVar[Dialect]
-
-    @classmethod
-    async def open(cls, target: str | os.PathLike[str]) -> Storage:
-        """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated."""
-        if is_postgres_url(target):
-            from bot.storage.postgres import PostgresStorage, describe_url
-
-            label, connect = describe_url(str(target)), PostgresStorage.connect(str(target))
-        else:
-            from bot.storage.sqlite import SqliteStorage
-
-            label, connect = f"SQLite {target}", SqliteStorage.connect(Path(target))
-        try:
-            return await connect
-        except StorageUnavailable:
-            raise
-        except (OSError, TimeoutError, *_driver_errors()) as error:
-            raise StorageUnavailable(
-                f"cannot open the database ({label}): {error.__class__.__name__}: {error}"
-            ) from error
 
     # ----- what a backend provides ------------------------------------------------------------
 
@@ -487,8 +449,3 @@ class Storage(ABC):
         )
         assert row is not None
         return row[0]
-
-
-async def open_storage(config: Config) -> Storage:
-    """The storage a configuration asks for: PostgreSQL with a DATABASE_URL, else SQLite."""
-    return await Storage.open(config.database_url or config.database)
