@@ -136,20 +136,6 @@ class PostgresStorage(Storage):
             finally:
                 _BOUND.reset(token)
 
-    @asynccontextmanager
-    async def serialized(self, key: str) -> AsyncIterator[None]:
-        # A session lock on a connection of its own; giving the connection back to the pool
-        # releases it even if the block is cancelled (asyncpg resets pooled connections).
-        async with self._pool.acquire() as connection:
-            lock_key = _LOCK_PREFIX + key
-            await connection.execute("SELECT pg_advisory_lock(hashtextextended($1, 0))", lock_key)
-            try:
-                yield
-            finally:
-                await connection.execute(
-                    "SELECT pg_advisory_unlock(hashtextextended($1, 0))", lock_key
-                )
-
     def _for_update(self) -> str:
         return " FOR UPDATE" if self._connection() is not None else ""
 

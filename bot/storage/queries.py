@@ -95,14 +95,6 @@ class Storage(ABC):
         """Everything awaited inside commits together, or not at all; not reentrant."""
 
     @abstractmethod
-    def serialized(self, key: str) -> AbstractAsyncContextManager[None]:
-        """Run a block alone among every process sharing the database (for one key).
-
-        For work outside the database that must not interleave across processes, such as
-        redrawing one board message; a no-op where only one process can use the database.
-        """
-
-    @abstractmethod
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
 
     @abstractmethod

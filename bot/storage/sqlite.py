@@ -86,11 +86,6 @@ class SqliteStorage(Storage):
         async with self._write_lock:
             yield
 
-    @asynccontextmanager
-    async def serialized(self, key: str) -> AsyncIterator[None]:
-        # One process owns a SQLite file: nobody else can interleave.
-        yield
-
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         async with self._committed(), self._db.execute(sql, params) as cursor:
             row = await cursor.fetchone()
