@@ -298,9 +298,10 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
         store = await open_storage(postgres)  # "another process" creates a challenge
         try:
             ends_at = time.time() + 1.5
-            await store.insert_challenge(
-                GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
-            )
+            async with store.transaction():
+                await store.insert_challenge(
+                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
+                )
         finally:
             await store.close()
         ending = await api.wait_request(

@@ -18,6 +18,7 @@ import pytest
 import engine
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
+from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
 from bot.storage.schema import POSTGRES, SQLITE, migrations
 from tests.support.boards import button_data, moving_code, replay, shown_board
@@ -50,7 +51,7 @@ async def postgres():
 
 
 def service(storage: Storage, seed: int = 7) -> GameService:
-    return GameService(storage, clock=Clock(), new_seed=lambda: seed)
+    return GameService(storage, ChatLocks(storage), clock=Clock(), new_seed=lambda: seed)
 
 
 async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
@@ -432,14 +433,15 @@ def test_importing_loads_no_database_driver(module):
 
 async def test_64_bit_ids_and_seeds_round_trip(storage):
     big_user, big_chat = 2**62 + 5, -(10**15) - 7
-    games = GameService(storage, new_seed=lambda: 2**64 - 1)
+    games = GameService(storage, ChatLocks(storage), new_seed=lambda: 2**64 - 1)
     stored = await games.start(big_chat, big_user, 4)
     assert (await storage.active_game(big_chat, big_user)).game.seed == 2**64 - 1
-    await storage.link_message(stored.id, 2**40)
+    await games.link_message(stored, 2**40)
     assert (await storage.game(stored.id)).message_id == 2**40
-    challenge = await storage.insert_challenge(
-        big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
-    )
+    async with storage.transaction():
+        challenge = await storage.insert_challenge(
+            big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
+        )
     assert (challenge.seed, challenge.creator_id, challenge.ends_at) == (
         2**63 - 1,
         big_user,
@@ -454,7 +456,10 @@ async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(
     """Two storages on one database, as two bot processes have, tap the same games at once."""
     first, second = await open_storage(database), await open_storage(database)
     try:
-        services = [GameService(first, new_seed=lambda: 99), GameService(second)]
+        services = [
+            GameService(first, ChatLocks(first), new_seed=lambda: 99),
+            GameService(second, ChatLocks(second)),
+        ]
         codes = "lurdllurrdul" * 3
         games = [await services[0].start(chat, chat, 4) for chat in (21, 22, 23)]
         taps = [
@@ -494,25 +499,27 @@ async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(
 async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes(database):
     first, second = await open_storage(database), await open_storage(database)
     try:
-        challenge = await first.insert_challenge(
-            -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
-        )
+        async with first.transaction():
+            challenge = await first.insert_challenge(
+                -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
+            )
         link = payload(challenge)
+        stores = (first, second, first, second)
         joins = await asyncio.gather(
-            *(ChallengeService(store).join(link, 77) for store in (first, second, first, second))
+            *(ChallengeService(store, ChatLocks(store)).join(link, 77) for store in stores)
         )
         assert sorted(j.status for j in joins).count(JoinStatus.JOINED) == 1
         assert {j.entry.id for j in joins} == {joins[0].entry.id}
         assert await first.challenge_players(challenge.id) == 1
         starts = await asyncio.gather(
-            *(GameService(store).start(-9, 77, 4) for store in (first, second, first, second))
+            *(GameService(store, ChatLocks(store)).start(-9, 77, 4) for store in stores)
         )
         assert len({s.id for s in starts}) == 4
         assert (await second.active_game(-9, 77)).id in {s.id for s in starts}
         finished = await asyncio.gather(
-            *(store.finish_challenge(challenge.id) for store in (first, second) * 3)
+            *(ChallengeService(store, ChatLocks(store)).finish(challenge) for store in stores)
         )
-        assert finished.count(True) == 1
+        assert sum(f is not None for f in finished) == 1
         assert (await second.challenge_entry(challenge.id, 77)).active is False
     finally:
         await first.close()

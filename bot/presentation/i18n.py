@@ -1,7 +1,8 @@
 """Translations and locale formatting for the three languages the bot speaks.
 
-Catalogs are read straight from the `.po` files in `locales/` at start-up and compiled in
-memory, so there is no build step and no generated `.mo` file that could go stale.
+Catalogs are read straight from the `.po` files at start-up and compiled in memory, so there
+is no build step and no generated `.mo` file that could go stale. Where those files are is
+decided once, by `_locales_dir`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,23 @@ from babel.support import Translations
 LANGUAGES = ("en", "nl", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
-LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 DOMAIN = "bot"
+
+
+def _locales_dir() -> Path:
+    """`bot/locales/` when it exists (an installed wheel), else the checkout's root `locales/`.
+
+    The catalogs live at the repository root, where translators and pybabel edit them. A
+    wheel can only install files inside its packages, so pyproject.toml ships that folder as
+    `bot/locales/`. A checkout has no `bot/locales/`: run from it (pytest, `python -m bot`,
+    or an editable install, which imports the checkout's own files), the root folder is read.
+    """
+    package = Path(__file__).resolve().parents[1]
+    shipped = package / "locales"
+    return shipped if shipped.is_dir() else package.parent / "locales"
+
+
+LOCALES_DIR = _locales_dir()
 
 
 def resolve_language(choice: str | None, telegram_code: str | None) -> str:

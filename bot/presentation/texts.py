@@ -92,22 +92,8 @@ def tips(t: Translator) -> str:
     )
 
 
-def help_text(t: Translator) -> str:
+def help_text(t: Translator, menu: list[tuple[str, str]]) -> str:
+    """The command list, from the same (command, description) table as Telegram's menu."""
     lines = [t._("<b>Commands</b>")]
-    lines += [f"/{command} – {description}" for command, description in commands(t)]
+    lines += [f"/{command} – {description}" for command, description in menu]
     return "\n".join(lines)
-
-
-def commands(t: Translator) -> list[tuple[str, str]]:
-    """The command menu, in the order Telegram shows it."""
-    return [
-        ("start", t._("Show your current game")),
-        ("new", t._("Start a new game (4×4, 5×5 or 6×6)")),
-        ("rules", t._("How to play")),
-        ("tips", t._("Tips for a higher score")),
-        ("best", t._("Your best scores and records")),
-        ("challenge", t._("Challenge the group: same tiles for everyone")),
-        ("view", t._("Switch between emoji and numbers")),
-        ("language", t._("Choose your language")),
-        ("help", t._("List the commands")),
-    ]

@@ -13,10 +13,16 @@ import sqlite3
 from collections.abc import Awaitable
 from pathlib import Path
 
-from bot.storage.queries import Storage, StorageUnavailable
+from bot.storage.queries import Storage, StorageUnavailable, TransactionError
 from bot.storage.schema import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Storage", "StorageUnavailable", "open_storage"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Storage",
+    "StorageUnavailable",
+    "TransactionError",
+    "open_storage",
+]
 
 
 async def open_storage(target: str | os.PathLike[str]) -> Storage:

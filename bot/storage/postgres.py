@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.queries import Row, Storage
+from bot.storage.queries import Row, Storage, TransactionError
 from bot.storage.schema import POSTGRES
 
 DEFAULT_POOL_SIZE = 10
@@ -128,7 +128,7 @@ class PostgresStorage(Storage):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
         if self._connection() is not None:
-            raise RuntimeError("storage transactions do not nest")
+            raise TransactionError("storage transactions do not nest")
         async with self._pool.acquire() as connection, connection.transaction():
             token = _BOUND.set((self, connection, asyncio.current_task()))
             try:
@@ -155,10 +155,14 @@ class PostgresStorage(Storage):
         target = self._connection() or self._pool
         return [tuple(row) for row in await target.fetch(_numbered(sql, len(params)), *params)]
 
+    def _writer(self) -> asyncpg.Connection:
+        connection = self._connection()
+        if connection is None:
+            raise TransactionError("storage writes run inside transaction()")
+        return connection
+
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return _rowcount(await target.execute(_numbered(sql, len(params)), *params))
+        return _rowcount(await self._writer().execute(_numbered(sql, len(params)), *params))
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return await target.fetchval(_numbered(sql, len(params)) + " RETURNING id", *params)
+        return await self._writer().fetchval(_numbered(sql, len(params)) + " RETURNING id", *params)

@@ -5,8 +5,9 @@ id, open a transaction, read and write the schema version) and its dialect's few
 everything else, and with it the schema's semantics and its migration, is shared. Queries use
 `?` placeholders; PostgreSQL numbers them.
 
-Writes that belong together run inside `transaction()`, opened by the caller (the game
-service) around a read-modify-write. Reads of a game or an entry inside a transaction are
+Every write runs inside `transaction()`, which the caller (a service) opens around its whole
+read-modify-write; a write outside one, or a transaction inside another, raises
+`TransactionError` on both backends. Reads of a game or an entry inside a transaction are
 the "modify" part's input, so a backend that serves several processes locks what they read
 (`_for_update`, `_serialize`): the second process's read waits for the first one's commit.
 """
@@ -39,6 +40,14 @@ _RANKING = "score DESC, highest DESC, moves ASC, score_at ASC"
 
 class StorageUnavailable(RuntimeError):
     """The database cannot be used: unreachable, refused, or of a newer schema."""
+
+
+class TransactionError(RuntimeError):
+    """Storage used against its contract: a write outside a transaction, or nested ones.
+
+    A programming error, raised at once on both backends rather than hanging (SQLite's write
+    lock is not reentrant) or committing half of a service's work on its own.
+    """
 
 
 def _game_from_row(row: Row) -> StoredGame:
@@ -92,7 +101,10 @@ class Storage(ABC):
 
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[None]:
-        """Everything awaited inside commits together, or not at all; not reentrant."""
+        """Everything awaited inside commits together, or not at all.
+
+        Raises TransactionError when the running task is inside one already.
+        """
 
     @abstractmethod
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
@@ -102,11 +114,11 @@ class Storage(ABC):
 
     @abstractmethod
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run one statement; the number of rows it changed."""
+        """Run one writing statement inside the task's transaction; the rows it changed."""
 
     @abstractmethod
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run one INSERT into a table with an `id` column; the new row's id."""
+        """Run one INSERT, inside the task's transaction, into a table with an `id`; the id."""
 
     def _for_update(self) -> str:
         """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""
@@ -156,31 +168,28 @@ class Storage(ABC):
 
     async def remember_name(self, user_id: int, name: str) -> None:
         """Keep the name current, so leaderboards show a renamed player's new name."""
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, name) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name "
-                "WHERE players.name != excluded.name",
-                (user_id, name),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, name) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name "
+            "WHERE players.name != excluded.name",
+            (user_id, name),
+        )
 
     async def set_language(self, user_id: int, language: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, language) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET language = excluded.language",
-                (user_id, language),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, language) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET language = excluded.language",
+            (user_id, language),
+        )
 
     async def set_view(self, user_id: int, view: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, view) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
-                (user_id, view),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, view) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
+            (user_id, view),
+        )
 
-    # ----- games (writes happen inside a transaction opened by the caller) --------------------
+    # ----- games ------------------------------------------------------------------------------
 
     async def game(self, game_id: int) -> StoredGame | None:
         """The game; inside a transaction its row stays locked until the commit."""
@@ -260,10 +269,7 @@ class Storage(ABC):
         await self._execute("UPDATE games SET active = 0 WHERE id = ?", (game_id,))
 
     async def link_message(self, game_id: int, message_id: int) -> None:
-        async with self.transaction():
-            await self._execute(
-                "UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id)
-            )
+        await self._execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
     # ----- records ----------------------------------------------------------------------------
 
@@ -326,12 +332,11 @@ class Storage(ABC):
         return None if row is None else row[0]
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO chats (chat_id, language) VALUES (?, ?) "
-                "ON CONFLICT (chat_id) DO UPDATE SET language = excluded.language",
-                (chat_id, language),
-            )
+        await self._execute(
+            "INSERT INTO chats (chat_id, language) VALUES (?, ?) "
+            "ON CONFLICT (chat_id) DO UPDATE SET language = excluded.language",
+            (chat_id, language),
+        )
 
     async def _standings(
         self, games_filter: str, params: tuple[object, ...], limit: int, asker: int | None
@@ -375,12 +380,11 @@ class Storage(ABC):
         now: float,
         ends_at: float,
     ) -> Challenge:
-        async with self.transaction():
-            challenge_id = await self._insert(
-                "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
-                "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
-            )
+        challenge_id = await self._insert(
+            "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
+            "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
+        )
         challenge = await self.challenge(challenge_id)
         assert challenge is not None
         return challenge
@@ -398,10 +402,9 @@ class Storage(ABC):
         return [_challenge_from_row(row) for row in rows]
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        async with self.transaction():
-            await self._execute(
-                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
-            )
+        await self._execute(
+            "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+        )
 
     async def finish_challenge(self, challenge_id: int) -> bool:
         """Close a challenge and its entries; False if it was already closed (run once).
@@ -409,16 +412,13 @@ class Storage(ABC):
         Once across processes too: a second UPDATE waits for the first one's row lock, then
         finds `finished` set and changes nothing.
         """
-        async with self.transaction():
-            changed = await self._execute(
-                "UPDATE challenges SET finished = 1 WHERE id = ? AND finished = 0",
-                (challenge_id,),
-            )
-            if changed != 1:
-                return False
-            await self._execute(
-                "UPDATE games SET active = 0 WHERE challenge_id = ?", (challenge_id,)
-            )
+        changed = await self._execute(
+            "UPDATE challenges SET finished = 1 WHERE id = ? AND finished = 0",
+            (challenge_id,),
+        )
+        if changed != 1:
+            return False
+        await self._execute("UPDATE games SET active = 0 WHERE challenge_id = ?", (challenge_id,))
         return True
 
     async def challenge_entry(self, challenge_id: int, owner_id: int) -> StoredGame | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.queries import Row, Storage
+from bot.storage.queries import Row, Storage, TransactionError
 from bot.storage.schema import SQLITE
 
 
@@ -62,8 +62,13 @@ class SqliteStorage(Storage):
         # A pragma takes no parameters; `:d` lets nothing but an int into the statement.
         await self._execute(f"PRAGMA user_version = {version:d}")
 
+    def _in_transaction(self) -> bool:
+        return self._writer is not None and self._writer is asyncio.current_task()
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
+        if self._in_transaction():
+            raise TransactionError("storage transactions do not nest")
         async with self._write_lock:
             self._writer = asyncio.current_task()
             try:
@@ -77,10 +82,14 @@ class SqliteStorage(Storage):
             finally:
                 self._writer = None
 
+    def _require_transaction(self) -> None:
+        if not self._in_transaction():
+            raise TransactionError("storage writes run inside transaction()")
+
     @asynccontextmanager
     async def _committed(self) -> AsyncIterator[None]:
         """Read inside one's own transaction, or else after whichever one is open has ended."""
-        if self._writer is not None and self._writer is asyncio.current_task():
+        if self._in_transaction():
             yield
             return
         async with self._write_lock:
@@ -97,10 +106,12 @@ class SqliteStorage(Storage):
         return [tuple(row) for row in rows]
 
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        self._require_transaction()
         cursor = await self._db.execute(sql, params)
         return cursor.rowcount
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
+        self._require_transaction()
         cursor = await self._db.execute(sql, params)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
