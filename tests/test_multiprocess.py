@@ -280,7 +280,7 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     assert "Bob" in winner.params["text"]
     await asyncio.sleep(2)  # the other process's end job has fired too by now
     endings = api.find_requests(
-        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody played" in t
+        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody took part" in t
     )
     assert len(endings) == 1
     finals = api.find_requests(
@@ -305,7 +305,7 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
         finally:
             await store.close()
         ending = await api.wait_request(
-            "sendMessage", chat_id=GROUP, text=lambda t: "nobody played" in t, timeout=10
+            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t, timeout=10
         )
         assert ends_at - 0.05 <= ending.time < ends_at + 2
     finally:

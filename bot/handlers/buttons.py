@@ -24,10 +24,10 @@ def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     """The toast for a tap the engine did not apply, or for a notable move."""
     toasts = {
         engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
-        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose Keep going or New game."),
+        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose “Keep going” or “New game”."),
         engine.Outcome.NO_UNDOS_LEFT: t._("No undos left in this game."),
         engine.Outcome.NOTHING_TO_UNDO: t._("There is no move to undo."),
-        engine.Outcome.NOT_WON: t._("This game is already going on."),
+        engine.Outcome.NOT_WON: t._("You're already playing on."),
         engine.Outcome.WON: t._("🎉 2048!"),
         engine.Outcome.GAME_OVER: t._("Game over."),
     }
@@ -78,7 +78,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     searched = position.stored
     direction = await services.hints.suggest(searched.game.board, searched.game.size)
     if direction is None:
-        await answer(query, t._("No move is left, so there is nothing to hint."))
+        await answer(query, t._("No moves left, so I have no hint."))
         return
     saved = await services.games.save_hint(searched, direction)
     if saved is None:

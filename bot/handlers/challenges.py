@@ -54,8 +54,8 @@ async def challenge(update: Update, context: BotContext) -> None:
         await reply(
             update,
             t._(
-                "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. "
-                "Durations run from 1m to 7d."
+                "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. The duration "
+                "can be 1m to 7d (m = minutes, h = hours, d = days)."
             ),
         )
         return
@@ -99,13 +99,14 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
         await reply(update, t._("This challenge has ended."))
         return
     if result.status is JoinStatus.JOINED:
+        card_language = (await _card_translator(services, result.challenge)).language
         await reply(
             update,
             t._(
-                "You're in the challenge from {title}! Everyone gets the same tiles. "
+                "You've joined the challenge in {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
                 title=safe_name(result.challenge.chat_title),
-                time=end_time(t, result.challenge.ends_at),
+                time=end_time(t, result.challenge.ends_at, card_language),  # the group's clock
             ),
         )
     assert result.entry is not None

@@ -89,7 +89,7 @@ async def view(update: Update, context: BotContext) -> None:
     new_view = "numbers" if aud.player.view == "emoji" else "emoji"
     await services.players.set_view(aud.chat_id, _user_id(update), new_view)
     t = aud.post
-    notice = t._("Numbers view is on.") if new_view == "numbers" else t._("Emoji view is on.")
+    notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
     await reply(update, notice + " " + t._("/view switches back."))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
     await send_board(context.bot, services, stored, t, new_view)

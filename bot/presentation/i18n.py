@@ -11,15 +11,20 @@ import io
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
+from babel.units import format_unit
 
 LANGUAGES = ("en", "nl", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
+# Where a group's clock times are shown: a Dutch or German group most likely lives in that
+# zone; an English one could be anywhere, so it gets UTC. A per-group setting would replace this.
+GROUP_TIME_ZONES = {"en": "UTC", "nl": "Europe/Amsterdam", "de": "Europe/Berlin"}
 DOMAIN = "bot"
 
 
@@ -48,6 +53,11 @@ def resolve_language(choice: str | None, telegram_code: str | None) -> str:
         if base in LANGUAGES:
             return base
     return DEFAULT_LANGUAGE
+
+
+def group_zone(language: str) -> ZoneInfo:
+    """The time zone a group's clock times are shown in, from the group's language."""
+    return ZoneInfo(GROUP_TIME_ZONES.get(language, GROUP_TIME_ZONES[DEFAULT_LANGUAGE]))
 
 
 def catalog_path(language: str) -> Path:
@@ -82,13 +92,19 @@ class Translator:
         return format_decimal(value, locale=self.language)
 
     def duration(self, seconds: float) -> str:
-        """Play time as h:mm:ss or m:ss, the way a stopwatch shows it in every language."""
-        total = round(seconds)
-        hours, rest = divmod(total, 3600)
+        """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").
+
+        Not "12:34": in a sentence that reads as a time of day. Zero units are left out.
+        """
+        hours, rest = divmod(round(seconds), 3600)
         minutes, secs = divmod(rest, 60)
-        if hours:
-            return f"{hours}:{minutes:02d}:{secs:02d}"
-        return f"{minutes}:{secs:02d}"
+        units = (("duration-hour", hours), ("duration-minute", minutes), ("duration-second", secs))
+        parts = [
+            format_unit(value, unit, length="short", locale=self.language)
+            for unit, value in units
+            if value
+        ]
+        return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.language)
 
 
 @cache
