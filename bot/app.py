@@ -94,7 +94,7 @@ def build_application(config: Config) -> Application:
         )
 
     async def post_init(application: Application) -> None:
-        storage = await open_storage(config)
+        storage = await open_storage(config.database_url or config.database)
         services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
             services.hints.start_workers()
