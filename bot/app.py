@@ -6,22 +6,25 @@ import logging
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
+from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from bot import handlers
 from bot.config import Config
 from bot.delivery.ratelimit import ChatRateLimiter
 from bot.delivery.redraw import Redrawer
 from bot.delivery.throttle import Throttle
+from bot.delivery.updates import ChatOrderedProcessor
 from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
-from bot.handlers.challenges import reschedule_open_challenges, schedule_end
-from bot.handlers.common import Services
-from bot.presentation import texts
+from bot.handlers.challenges import schedule_open_challenges
+from bot.handlers.commands import menu
+from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService
 from bot.services.hints import HintService
-from bot.storage import open_storage
+from bot.services.locks import ChatLocks
+from bot.services.players import PlayerService
+from bot.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -36,23 +39,28 @@ HINT_BURST = 3.0
 async def _set_command_menus(application: Application) -> None:
     """One menu per language; Telegram shows each user the one for their app language."""
     for code in LANGUAGES:
-        commands = [BotCommand(name, text) for name, text in texts.commands(translator(code))]
+        commands = [BotCommand(name, text) for name, text in menu(translator(code))]
         language_code = None if code == DEFAULT_LANGUAGE else code
         await application.bot.set_my_commands(commands, language_code=language_code)
 
 
-async def _adopt_open_challenges(context: ContextTypes.DEFAULT_TYPE) -> None:
-    """With a shared database: schedule the end of challenges another process created.
+def _services(config: Config, storage: Storage) -> Services:
+    locks = ChatLocks(storage)
+    return Services(
+        storage=storage,
+        players=PlayerService(storage, locks),
+        games=GameService(storage, locks),
+        challenges=ChallengeService(storage, locks),
+        hints=HintService(budget_ms=config.hint_budget_ms),
+        redrawer=Redrawer(config.edit_interval),
+        throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
+        hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
+        card_interval=config.card_interval,
+    )
 
-    Every process ends every open challenge on time; `finish_challenge` lets exactly one of
-    them post the final card and the winner. Without this, a challenge would wait for a
-    restart if the process that created it went away.
-    """
-    application = context.application
-    assert application.job_queue is not None
-    for challenge in await application.bot_data["services"].storage.open_challenges():
-        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
-            schedule_end(application, challenge)
+
+async def _schedule_open_challenges(context: BotContext) -> None:
+    await schedule_open_challenges(context.application, context.services)
 
 
 def build_application(config: Config) -> Application:
@@ -63,16 +71,18 @@ def build_application(config: Config) -> Application:
             Defaults(
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                # A reply still goes out when the command it answers was deleted meanwhile.
+                allow_sending_without_reply=True,
             )
         )
         # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
         # with no global 30/s cap: that is broadcast guidance, and every tap costs two calls.
         .rate_limiter(ChatRateLimiter())
+        .context_types(CONTEXT_TYPES)
     )
     if config.webhook is None:
-        # Different chats are served concurrently; GameService's per-chat lock keeps the
-        # taps of one chat in arrival order.
-        builder = builder.concurrent_updates(True)
+        # Different chats are served concurrently, each chat's updates one at a time in order.
+        builder = builder.concurrent_updates(ChatOrderedProcessor())
     else:
         # The same, and each webhook request is answered once its update is handled, so
         # Telegram's one-at-a-time delivery per chat keeps the order across processes.
@@ -84,37 +94,28 @@ def build_application(config: Config) -> Application:
         )
 
     async def post_init(application: Application) -> None:
-        storage = await open_storage(config)
-        services = application.bot_data["services"] = Services(
-            storage=storage,
-            games=GameService(storage),
-            challenges=ChallengeService(storage),
-            redrawer=Redrawer(config.edit_interval),
-            throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
-            hints=HintService(budget_ms=config.hint_budget_ms),
-            hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-            card_interval=config.card_interval,
-        )
+        storage = await open_storage(config.database_url or config.database)
+        services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
             services.hints.start_workers()
         await _set_command_menus(application)
-        await reschedule_open_challenges(application)
-        if config.database_url:
+        await schedule_open_challenges(application, services)
+        if storage.shared:
             assert application.job_queue is not None
             application.job_queue.run_repeating(
-                _adopt_open_challenges,
+                _schedule_open_challenges,
                 interval=config.challenge_sync_interval,
-                name="adopt-open-challenges",
+                name="schedule-open-challenges",
             )
         log.info("bot @%s ready, database %r", application.bot.username, storage)
 
     async def post_stop(application: Application) -> None:
-        services = application.bot_data.get("services")
+        services = application.bot_data.services
         if services is not None:
             await services.redrawer.drain(timeout=10)
 
     async def post_shutdown(application: Application) -> None:
-        services = application.bot_data.get("services")
+        services = application.bot_data.services
         if services is not None:
             services.hints.close()
             await services.storage.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
@@ -107,8 +108,8 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     assert lines[:3] == ["Best in 2048 Club", "", "Classic 4×4"]
     assert lines[3].startswith("1. <b>&amp;</b>: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith("2. Player 0: 9,900 · top tile 128")
-    assert lines[5].startswith("3. Player 1: 9,900 · top tile 64")
+    assert lines[4].startswith("2. Player 0: 9,900 · highest tile 128")
+    assert lines[5].startswith("3. Player 1: 9,900 · highest tile 64")
     assert lines[12].startswith("10. Player 8")
     assert lines[13] == "…" and lines[14].startswith("12. Player 10: 8,900")
     assert "Bob" not in message.text  # no score in this group
@@ -137,7 +138,7 @@ async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
     welcome = api.find_requests("sendMessage", chat_id=bob.id)[0]
     assert (
         welcome.ok
-        and f"challenge from {title}!"
+        and f"joined the challenge in {title}!"
         in api.stored_message(bob.id, welcome.result["message_id"]).text
     )
     assert title in board.text
@@ -149,12 +150,19 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     api.send_text(anna.id, GROUP, "/challenge 4 2h")
     sent = await api.wait_request("sendMessage", chat_id=GROUP)
     card = api.stored_message(GROUP, sent.result["message_id"])
-    assert "2048 challenge" in card.text and "Ends" in card.text and "UTC" in card.text
+    assert "2048 challenge" in card.text and re.search(
+        r"\nEnds \w+ \d+ at \d\d:\d\d UTC\.", card.text
+    )
     link = buttons(card)["▶️ Play"]
     assert link.startswith("https://t.me/play2048_bot?start=")
 
     bob_board = await _join(api, bob, link)
     daan_board = await _join(api, daan, link)
+    welcome = api.find_requests("sendMessage", chat_id=daan.id)[0].result["message_id"]
+    # Daan reads Dutch, on the clock of the (English) group's card.
+    assert re.search(
+        r"Spelen kan tot \d+ \w+ om \d\d:\d\d UTC\.$", api.stored_message(daan.id, welcome).text
+    )
     assert "2048 Club" in bob_board.text
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
@@ -209,7 +217,8 @@ async def test_undo_works_in_a_challenge_as_in_any_game(api, bot, club):
             break
     assert grid(board) != opening
     _, board = await bob.tap(board, "↩️")
-    assert grid(board) == opening and "↩️ Terug (4)" in buttons(board)
+    assert grid(board) == opening and "↩️ Terugnemen" in buttons(board)
+    assert board.text.endswith("0 zetten · nog 4× terugnemen")
 
 
 async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
@@ -252,7 +261,7 @@ async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
     await bot.start()
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
     assert winner.time >= ends_at - 0.05 and winner.time < ends_at + 3
-    assert "nobody played" in winner.params["text"]
+    assert "nobody took part" in winner.params["text"]
     await api.quiet(0.5)  # ends once, not again
 
 
@@ -265,7 +274,7 @@ async def test_the_winner_is_announced_even_when_the_final_card_cannot_be_edited
     api.fail_next("editMessageText", "Bad Gateway", error_code=502)
     await bot.start()
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
-    assert "nobody played" in winner.params["text"]
+    assert "nobody took part" in winner.params["text"]
     assert api.find_requests("editMessageText", ok=False, chat_id=GROUP)
 
 
@@ -335,3 +344,43 @@ async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, 
     edits = api.find_requests("editMessageText", chat_id=GROUP, message_id=card_id)
     assert edits, "the card never showed the standings"
     assert len(edits) <= elapsed / bot.card_interval + 1
+
+
+async def test_anonymous_admins_cannot_play_but_still_set_the_language(api, bot, club):
+    anna, _ = club
+    api.send_text(anna.id, GROUP, "/new 4", as_group=True)
+    refusal = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert refusal.params["text"].startswith("Anonymous admins can't play")
+    assert await execute_sql(bot.database, "UPDATE games SET active = active") == 0
+    assert await execute_sql(bot.database, "UPDATE players SET name = name") == 0
+    api.send_text(anna.id, GROUP, "/language", as_group=True)
+    menu = await api.wait_request("sendMessage", chat_id=GROUP, after=refusal.index + 1)
+    assert menu.params["text"] == "Choose your language:"
+
+
+async def test_a_deleted_challenge_command_still_gets_its_card(api, bot, club):
+    anna, bob = club
+    command = api.send_text(anna.id, GROUP, "/challenge 5 1h")
+    api.delete_message(GROUP, command["message_id"])  # before the bot has read it
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert sent.ok and "Large 5×5" in sent.params["text"]
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await _join(api, bob, link)
+    assert len(grid(board)) == 5
+    command = api.send_text(anna.id, GROUP, "/best")
+    api.delete_message(GROUP, command["message_id"])
+    best = await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1)
+    assert best.ok
+
+
+async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
+    anna, bob = club
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    await _join(api, bob, link)
+    await end_challenge_soon(bot.database, 0.2)
+    await bot.restart()  # the end is scheduled anew from the database
+    await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
+    (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
+    assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."

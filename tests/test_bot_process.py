@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import subprocess
 import sys
 
 import pytest
 
+from bot.__main__ import main
 from tests.support.boards import grid
 from tests.support.harness import User
 from tests.support.processes import ROOT, refused_setting, stop_cleanly
@@ -57,3 +59,22 @@ async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, 
     with sqlite3.connect(database) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert raw.execute("SELECT count(*) FROM games WHERE owner_id = 101").fetchone()[0] == 1
+
+
+def test_help_names_the_command_the_way_it_was_typed(monkeypatch, capsys):
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: python -m bot [-h]")
+
+    # The `bot2048` script that pip writes calls main() with its own path as argv[0].
+    monkeypatch.setattr(sys, "argv", ["/somewhere/venv/bin/bot2048", "--help"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: bot2048 [-h]")

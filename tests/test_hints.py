@@ -37,7 +37,7 @@ def marked_arrows(board) -> list[str]:
 
 @pytest.mark.parametrize(
     ("language", "toast_start", "hint_label"),
-    [("en", "💡 Try", "💡 Hint"), ("nl", "💡 Probeer", "💡 Tip"), ("de", "💡 Versuch", "💡 Tipp")],
+    [("en", "💡 Try", "💡 Hint"), ("nl", "💡 Probeer", "💡 Hint"), ("de", "💡 Versuch", "💡 Tipp")],
 )
 async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     api, bot, language, toast_start, hint_label
@@ -54,7 +54,7 @@ async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     _, board = await anna.tap(board, marked)  # playing the hint clears the mark
     assert not marked_arrows(board)
     (records,) = await anna.send("/best")
-    assert any(word in records for word in ("1 hint used", "1 tip gebruikt", "1 Tipp genutzt"))
+    assert any(word in records for word in ("1 hint used", "1 hint gebruikt", "1 Tipp genutzt"))
 
 
 async def test_no_hints_in_challenges(api, bot):

@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+from telegram import Update
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
 
-from bot.handlers import buttons, commands, errors
+from bot.handlers import bookkeeping, buttons, commands, errors
 from bot.presentation import callbacks
+
+BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
+
+
+def _no_data(data: object) -> bool:
+    """Matches no data at all; see `register`."""
+    return False
 
 
 def register(application: Application) -> None:
-    for name, callback in commands.COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback))
+    application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
+    players_only = ~filters.SenderChat.ALL
+    for command in commands.COMMANDS:
+        only = players_only if command.plays else None
+        application.add_handler(CommandHandler(command.name, command.handler, filters=only))
+    playing = [command.name for command in commands.COMMANDS if command.plays]
+    application.add_handler(
+        CommandHandler(playing, commands.anonymous_player, filters=filters.SenderChat.ALL)
+    )
+    # python-telegram-bot tests a pattern only against non-empty data: a query with empty
+    # data goes to the first pattern handler. Make that this one, so every parser below
+    # only ever sees data its pattern matched.
+    application.add_handler(CallbackQueryHandler(buttons.on_unknown_button, _no_data))
     application.add_handler(CallbackQueryHandler(buttons.on_game_button, callbacks.GAME_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_new_button, callbacks.NEW_PATTERN))
     application.add_handler(

@@ -6,15 +6,15 @@ import logging
 
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
 
-from bot.handlers.common import sender_translator
+from bot.handlers.bookkeeping import sender_translator
+from bot.handlers.context import BotContext
 from bot.presentation.i18n import resolve_language, translator
 
 log = logging.getLogger(__name__)
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: BotContext) -> None:
     log.error("unhandled error while processing %r", update, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_user is None:
         return

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from html import escape
 
-from babel.dates import format_skeleton
+from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
-from bot.presentation.i18n import Translator
+from bot.presentation.i18n import Translator, group_zone
 from bot.presentation.render import size_name
 
 NAME_CAP = 32
@@ -23,16 +23,28 @@ def safe_name(name: str) -> str:
     return escape(name)
 
 
-def end_time(t: Translator, timestamp: float) -> str:
-    moment = datetime.fromtimestamp(timestamp, UTC)
-    day = format_skeleton("MMMd", moment, tzinfo=UTC, locale=t.language)
-    clock = format_skeleton("Hm", moment, tzinfo=UTC, locale=t.language)
-    return f"{day} {clock} UTC"
+def end_time(t: Translator, timestamp: float, group_language: str) -> str:
+    """A challenge's end in the group's time zone, zone named: "Nov 30 at 00:53 UTC".
+
+    Worded in the reader's language (a player joining from a private chat may read another
+    language than the group's), but always on the group's clock, so everyone sees one moment.
+    """
+    zone = group_zone(group_language)
+    moment = datetime.fromtimestamp(timestamp, zone)
+    zone_name = get_timezone_name(moment, "short", locale=t.language)
+    if not zone_name.isalpha():  # no abbreviation in this language (CET in English): an offset
+        zone_name = get_timezone_gmt(moment, locale=t.language)
+    return t._(
+        "{day} at {time} {zone}",
+        day=format_skeleton("MMMd", moment, tzinfo=zone, locale=t.language),
+        time=format_skeleton("Hm", moment, tzinfo=zone, locale=t.language),
+        zone=zone_name,
+    )
 
 
 def standing_line(t: Translator, standing: Standing) -> str:
     return t._(
-        "{rank}. {name}: {score} · top tile {tile} · {moves}",
+        "{rank}. {name}: {score} · highest tile {tile} · {moves}",
         rank=standing.rank,
         name=safe_name(standing.name),
         score=t.number(standing.score),
@@ -72,8 +84,8 @@ def challenge_card(
     else:
         lines = [
             head,
-            t._("Ends {time}.", time=end_time(t, challenge.ends_at)),
-            t._("Same tiles for everyone. Tap Play to get your board in a private chat with me."),
+            t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+            t._("Same tiles for everyone. Tap “Play” to get your board in a private chat with me."),
         ]
     lines.append("")
     if standings:
@@ -93,7 +105,7 @@ def challenge_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
 def winner_text(t: Translator, challenge: Challenge, winner: Standing | None) -> str:
     if winner is None:
         return t._(
-            "The {size} challenge is over, and nobody played.", size=size_name(t, challenge.size)
+            "The {size} challenge is over, and nobody took part.", size=size_name(t, challenge.size)
         )
     name = "<b>" + safe_name(winner.name) + "</b>"
     return t._(
