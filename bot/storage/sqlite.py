@@ -96,13 +96,14 @@ class SqliteStorage(Storage):
             yield
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
-        async with self._committed(), self._db.execute(sql, params) as cursor:
-            row = await cursor.fetchone()
-        return None if row is None else tuple(row)
+        rows = await self._fetchall(sql, params)
+        return rows[0] if rows else None
 
     async def _fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        async with self._committed(), self._db.execute(sql, params) as cursor:
-            rows = await cursor.fetchall()
+        # One trip to aiosqlite's thread instead of three (execute, fetch, close): every
+        # trip is a wake-up of the event loop, and a tap's redraw makes several reads.
+        async with self._committed():
+            rows = await self._db.execute_fetchall(sql, params)
         return [tuple(row) for row in rows]
 
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
