@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from cachetools import LRUCache
+
 import engine
 from bot.models import Action, StoredGame
 from bot.services.locks import ChatLocks
@@ -49,6 +51,9 @@ def parse_size(word: str) -> int | None:
     return size if size in engine.SIZES else None
 
 
+COMMITTED_LIMIT = 100_000  # games whose last committed state is kept in memory
+
+
 def _random_seed() -> int:
     return secrets.randbits(64)
 
@@ -65,11 +70,22 @@ class GameService:
         self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
+        # What this service last committed per game, so a redraw right after a tap needs no
+        # read. Exact for everything a board shows as long as this process is the only writer
+        # (a challenge's end deactivates its entries elsewhere, and no board shows that).
+        self._committed: LRUCache[int, StoredGame] = LRUCache(COMMITTED_LIMIT)
+
+    def _remember(self, stored: StoredGame) -> StoredGame:
+        """Keep a game just committed (call only after its transaction has ended)."""
+        if not self.storage.shared:
+            self._committed[stored.id] = stored
+        return stored
 
     async def start(self, chat_id: int, owner_id: int, size: int) -> StoredGame:
         """A new game for this player in this chat; a running one ends (its records stay)."""
         async with self._locks.writing(chat_id) as storage:
-            return await self._start(storage, chat_id, owner_id, size)
+            stored = await self._start(storage, chat_id, owner_id, size)
+        return self._remember(stored)
 
     async def _start(self, storage: Storage, chat_id: int, owner_id: int, size: int) -> StoredGame:
         now = self._clock()
@@ -77,6 +93,7 @@ class GameService:
         current = await storage.active_game(chat_id, owner_id)
         if current is not None:
             await storage.deactivate_game(current.id)
+            self._committed.pop(current.id, None)
         game_id = await storage.insert_game(chat_id, owner_id, game, now)
         stored = await storage.game(game_id)
         assert stored is not None
@@ -86,7 +103,8 @@ class GameService:
         """The player's running game here, or a new classic one when there is none."""
         async with self._locks.writing(chat_id) as storage:
             current = await storage.active_game(chat_id, owner_id)
-            return current or await self._start(storage, chat_id, owner_id, engine.SIZES[0])
+            stored = current or await self._start(storage, chat_id, owner_id, engine.SIZES[0])
+        return self._remember(stored)
 
     async def link_message(self, stored: StoredGame, message_id: int) -> None:
         """Make `message_id` the game's board message, the one later taps redraw."""
@@ -94,10 +112,14 @@ class GameService:
             return
         async with self._locks.writing(stored.chat_id) as storage:
             await storage.link_message(stored.id, message_id)
+        known = self._committed.get(stored.id)
+        if known is not None:
+            self._remember(replace(known, message_id=message_id))
 
     async def saved(self, game_id: int) -> StoredGame | None:
-        """The game as committed now: what a redraw shows."""
-        return await self.storage.game(game_id)
+        """The game as committed now: what a redraw shows (read only if not known here)."""
+        known = self._committed.get(game_id)
+        return known if known is not None else await self.storage.game(game_id)
 
     def _refusal(
         self, stored: StoredGame | None, chat_id: int, user_id: int, now: float
@@ -142,11 +164,8 @@ class GameService:
                 new_win=won and not before.ever_won,
                 won_now=after.win if won else None,
             )
-        return TapResult(
-            TapStatus.APPLIED,
-            replace(stored, game=after, played_counted=played_counted, hint=None),
-            turn.outcome,
-        )
+        saved = replace(stored, game=after, played_counted=played_counted, hint=None)
+        return TapResult(TapStatus.APPLIED, self._remember(saved), turn.outcome)
 
     async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
         """SEARCH with the position to think about, or why there is nothing to hint."""
@@ -170,4 +189,4 @@ class GameService:
             if current is None or current.game != searched.game or not current.active:
                 return None
             await storage.save_hint(current, direction)
-        return replace(current, hint=direction, hints=current.hints + 1)
+        return self._remember(replace(current, hint=direction, hints=current.hints + 1))
