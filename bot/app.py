@@ -10,8 +10,8 @@ from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from bot import handlers
 from bot.config import Config
+from bot.delivery.pacer import Pacer
 from bot.delivery.ratelimit import ChatRateLimiter
-from bot.delivery.redraw import Redrawer
 from bot.delivery.throttle import Throttle
 from bot.delivery.updates import ChatOrderedProcessor
 from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
@@ -34,6 +34,8 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# At shutdown, queued messages and edits get this many seconds to go out.
+SHUTDOWN_DRAIN = 5.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -44,7 +46,7 @@ async def _set_command_menus(application: Application) -> None:
         await application.bot.set_my_commands(commands, language_code=language_code)
 
 
-def _services(config: Config, storage: Storage) -> Services:
+def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
     return Services(
         storage=storage,
@@ -52,7 +54,7 @@ def _services(config: Config, storage: Storage) -> Services:
         games=GameService(storage, locks),
         challenges=ChallengeService(storage, locks),
         hints=HintService(budget_ms=config.hint_budget_ms),
-        redrawer=Redrawer(config.edit_interval),
+        pacer=pacer,
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
         card_interval=config.card_interval,
@@ -64,6 +66,7 @@ async def _schedule_open_challenges(context: BotContext) -> None:
 
 
 def build_application(config: Config) -> Application:
+    pacer = Pacer(config.pace)
     builder = (
         ApplicationBuilder()
         .token(config.token)
@@ -75,9 +78,9 @@ def build_application(config: Config) -> Application:
                 allow_sending_without_reply=True,
             )
         )
-        # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
-        # with no global 30/s cap: that is broadcast guidance, and every tap costs two calls.
-        .rate_limiter(ChatRateLimiter())
+        # Every send and edit at its chat's pace, a flood wait per chat, and no global 30/s
+        # cap: that is broadcast guidance, and every tap costs two calls.
+        .rate_limiter(ChatRateLimiter(pacer))
         .context_types(CONTEXT_TYPES)
     )
     if config.webhook is None:
@@ -95,7 +98,7 @@ def build_application(config: Config) -> Application:
 
     async def post_init(application: Application) -> None:
         storage = await open_storage(config.database_url or config.database)
-        services = application.bot_data.services = _services(config, storage)
+        services = application.bot_data.services = _services(config, storage, pacer)
         if config.hint_workers_at_start:
             services.hints.start_workers()
         await _set_command_menus(application)
@@ -112,7 +115,7 @@ def build_application(config: Config) -> Application:
     async def post_stop(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            await services.redrawer.drain(timeout=10)
+            await services.pacer.drain(timeout=SHUTDOWN_DRAIN)
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services

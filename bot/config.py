@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.delivery.pacer import TELEGRAM_PACE, Pace
+
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
@@ -42,8 +44,9 @@ class Config:
     log_level: str = "INFO"
     # Seconds between two edits of one challenge card (tests shorten it; not an env setting).
     card_interval: float = 20.0
-    # Seconds between two board edits in one chat; moves in between coalesce into one edit.
-    edit_interval: float = 0.5
+    # Every chat's budget for sends and edits (Telegram's flood limits, with room to spare);
+    # None paces nothing, for benchmarks of the bot's own work.
+    pace: Pace | None = TELEGRAM_PACE
     # The hint's hard time cap per search, in milliseconds.
     hint_budget_ms: float = 50.0
     # Start the hint's worker processes with the bot: started on the first hint instead, a

@@ -165,6 +165,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     )
     assert "2048 Club" in bob_board.text
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
+    playing = api.mark()
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
         bob_answer, bob_board = await bob.tap(bob_board, arrow, edit=False)
         daan_answer, daan_board = await daan.tap(daan_board, arrow, edit=False)
@@ -175,8 +176,14 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
             daan_board = daan.board()
         assert grid(bob_board) == grid(daan_board)
 
-    live = await api.wait_request("editMessageText", chat_id=GROUP, message_id=card.message_id)
-    assert "Bob" in live.params["text"] and "Daan" in live.params["text"]
+    # The live card shows both players (its first edit may have come before Daan's move).
+    await api.wait_request(
+        "editMessageText",
+        after=playing,
+        chat_id=GROUP,
+        message_id=card.message_id,
+        text=lambda text: "Bob" in text and "Daan" in text,
+    )
 
     again = await _join(api, bob, link, replies=1)  # Play again: the same entry comes back
     assert grid(again) == grid(bob_board)

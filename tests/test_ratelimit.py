@@ -1,50 +1,94 @@
-"""Flood control per chat: a group is paced, nobody else waits for it."""
+"""Flood control per chat: sends and edits at the chat's pace, a 429 holds back only its chat."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
+import pytest
+from telegram.error import RetryAfter
+
+from bot.delivery.pacer import Pace, Pacer
 from bot.delivery.ratelimit import ChatRateLimiter
 
+PACE = Pace(burst=3, private_per_second=20, group_per_minute=180)
 
-async def test_a_group_gets_a_few_posts_at_once_then_its_pace_and_private_chats_never_wait():
-    limiter = ChatRateLimiter(group_max_rate=3, group_period=1)
-    sent: dict[str, float] = {}
 
-    async def send(name: str) -> bool:
-        sent[name] = time.monotonic()
+class FakeTelegram:
+    """The callback the rate limiter wraps: records calls, answers 429 when told to."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+        self.floods: list[int] = []
+
+    async def __call__(self, name: str) -> bool:
+        self.calls.append((name, time.monotonic()))
+        if self.floods:
+            raise RetryAfter(self.floods.pop())
         return True
 
-    async def request(chat_id: int, name: str) -> object:
-        data = {"chat_id": chat_id}
-        return await limiter.process_request(send, (name,), {}, "sendMessage", data, None)
 
+async def request(limiter: ChatRateLimiter, telegram: FakeTelegram, endpoint: str, **data):
+    return await limiter.process_request(telegram, (endpoint,), {}, endpoint, data, None)
+
+
+async def test_sends_and_edits_share_the_chat_pace_but_answers_never_wait():
+    limiter = ChatRateLimiter(Pacer(PACE))
+    telegram = FakeTelegram()
     start = time.monotonic()
-    group = [asyncio.create_task(request(-100, f"group {i}")) for i in range(6)]
+    group = [
+        asyncio.create_task(request(limiter, telegram, method, chat_id=-100))
+        for method in ("sendMessage", "editMessageText") * 3
+    ]
     await asyncio.sleep(0)
-    await request(5, "private")
+    await request(limiter, telegram, "sendMessage", chat_id=5)
+    for _ in range(5):  # callback answers have no chat and no limit
+        await request(limiter, telegram, "answerCallbackQuery", callback_query_id="1")
     await asyncio.gather(*group)
-    order = sorted(sent, key=sent.__getitem__)
-    assert order.index("private") < order.index("group 5")  # not queued behind the group
-    assert sent["group 5"] - start >= 0.9  # three at once, then one every third of a second
+    order = [name for name, _ in telegram.calls]
+    assert order.index("answerCallbackQuery") < len(order) - 1  # not behind the group
+    # Three at once, then one every third of a second, sends and edits alike.
+    assert telegram.calls[-1][1] - start >= 3 / 3 - 0.01
 
 
-async def test_groups_that_went_quiet_are_forgotten_and_still_paced_afterwards():
-    limiter = ChatRateLimiter(group_max_rate=2, group_period=0.2, max_tracked_groups=4)
-
-    async def send() -> bool:
-        return True
-
-    async def post(chat_id: int) -> None:
-        await limiter.process_request(send, (), {}, "sendMessage", {"chat_id": chat_id}, None)
-
-    for chat_id in range(-1, -5, -1):
-        await post(chat_id)
-    await asyncio.sleep(0.25)  # every bucket has drained
-    await post(-5)
-    assert len(limiter._group_limiters) == 1  # only the group still within its period
+async def test_a_429_holds_back_and_slows_only_its_chat_then_the_request_is_retried():
+    pacer = Pacer(PACE)
+    limiter = ChatRateLimiter(pacer)
+    telegram = FakeTelegram()
+    telegram.floods.append(1)
     start = time.monotonic()
-    for _ in range(3):
-        await post(-5)
-    assert time.monotonic() - start >= 0.09  # the third post of the burst still waited
+    assert await request(limiter, telegram, "sendMessage", chat_id=5)
+    assert time.monotonic() - start >= 1  # sent again once the flood wait was over
+    assert pacer.share(5) == 0.5 and pacer.share(6) == 1
+    assert [name for name, _ in telegram.calls] == ["sendMessage", "sendMessage"]
+
+
+async def test_a_queued_jobs_429_goes_back_to_its_queue_instead_of_a_stale_retry():
+    pacer = Pacer(PACE)
+    limiter = ChatRateLimiter(pacer)
+    telegram = FakeTelegram()
+    telegram.floods.append(30)
+    outcome: list[BaseException] = []
+
+    async def job() -> None:
+        try:
+            await request(limiter, telegram, "editMessageText", chat_id=5)
+        except RetryAfter as error:
+            outcome.append(error)
+            raise
+
+    pacer.post(5, job)
+    await asyncio.sleep(0.1)
+    assert len(outcome) == 1 and len(telegram.calls) == 1  # not retried by the limiter
+    assert pacer.held_back(5) > 29
+    await pacer.drain(timeout=0.1)
+
+
+async def test_a_429_on_a_request_without_a_chat_is_honoured_and_retried_a_few_times():
+    limiter = ChatRateLimiter(Pacer(PACE), max_retries=1)
+    telegram = FakeTelegram()
+    telegram.floods.extend([1, 1])
+    with pytest.raises(RetryAfter):
+        await request(limiter, telegram, "answerCallbackQuery", callback_query_id="1")
+    assert len(telegram.calls) == 2
+    assert telegram.calls[1][1] - telegram.calls[0][1] >= 1

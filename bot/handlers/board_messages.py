@@ -2,17 +2,19 @@
 
 A board's text needs a few reads besides the game (the owner's best score, their name in a
 group, the challenge's group title); sending and editing keep the game's board message
-current, and a redraw request edits the tapped message soon, coalesced with later taps.
+current. Both go through the chat's queue at its pace, and both draw the game as saved when
+their turn comes: a redraw request edits the message soon, coalesced with later taps.
 """
 
 from __future__ import annotations
 
 import logging
 
-from telegram import Bot, InlineKeyboardMarkup, Message
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import BadRequest, Forbidden, NetworkError
 
 from bot.handlers.context import BotContext, Services
+from bot.handlers.replies import deliver
 from bot.models import StoredGame
 from bot.presentation import render
 from bot.presentation.i18n import Translator
@@ -46,17 +48,28 @@ async def board_message(
     return text, keyboard
 
 
-async def send_board(
+async def _send_board(
     bot: Bot, services: Services, stored: StoredGame, t: Translator, view: str
-) -> Message:
-    """Post the board as a new message and make it the game's board message."""
+) -> None:
     text, markup = await board_message(services, stored, t, view)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
     await services.games.link_message(stored, message.message_id)
-    return message
 
 
-async def edit_board(
+def send_board(
+    context: BotContext, update: object, stored: StoredGame, t: Translator, view: str
+) -> None:
+    """Post the board as a new message, in turn, and make it the game's board message."""
+    bot, services = context.bot, context.services
+
+    async def send() -> None:
+        latest = await services.games.saved(stored.id)
+        await _send_board(bot, services, latest or stored, t, view)
+
+    deliver(context, update, stored.chat_id, send)
+
+
+async def _edit_board(
     bot: Bot, services: Services, stored: StoredGame, message_id: int, t: Translator, view: str
 ) -> None:
     """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
@@ -75,7 +88,7 @@ async def edit_board(
                 message_id,
                 stored.chat_id,
             )
-            await send_board(bot, services, stored, t, view)
+            await _send_board(bot, services, stored, t, view)
             return
         raise
     await services.games.link_message(stored, message_id)
@@ -87,7 +100,8 @@ def request_redraw(
     """Have the board message show the game as saved, soon; repeated requests coalesce.
 
     The draw runs later, outside this update, so it holds on to the bot and the services
-    rather than to the update's context.
+    rather than to the update's context. A flood wait puts it back into the queue, to draw
+    the game as saved once the wait is over.
     """
     bot, services = context.bot, context.services
 
@@ -96,10 +110,10 @@ def request_redraw(
         if latest is None:
             return
         try:
-            await edit_board(bot, services, latest, message_id, t, view)
-        except (NetworkError, RetryAfter, Forbidden) as error:
-            # Timeouts, a flood limit past its retries, a player who blocked the bot: the
-            # move is saved, and the next tap (or /start) draws the board again.
+            await _edit_board(bot, services, latest, message_id, t, view)
+        except (NetworkError, Forbidden) as error:
+            # Timeouts, a player who blocked the bot: the move is saved, and the next tap
+            # (or /start) draws the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
         if not services.storage.shared:
@@ -108,6 +122,6 @@ def request_redraw(
         # this edit may have landed after it: then draw again.
         now = await services.games.saved(stored.id)
         if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
-            services.redrawer.request(stored.chat_id, message_id, draw, replace=False)
+            services.pacer.redraw(stored.chat_id, message_id, draw, replace=False)
 
-    services.redrawer.request(stored.chat_id, message_id, draw)
+    services.pacer.redraw(stored.chat_id, message_id, draw)

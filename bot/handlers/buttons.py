@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 from telegram import CallbackQuery, Update
 
 import engine
 from bot.handlers import challenges, groups
-from bot.handlers.board_messages import edit_board, request_redraw, send_board
+from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import sender_translator
 from bot.handlers.context import Audience, BotContext
-from bot.handlers.replies import answer, offered, show_keyboard, show_text
+from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
 from bot.presentation import callbacks, render
 from bot.presentation.i18n import Translator, translator
 from bot.services.games import TapResult, TapStatus
@@ -34,8 +36,19 @@ def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     return toasts.get(outcome) if outcome is not None else None
 
 
+def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:
+    """A move saved while Telegram holds the chat's messages back: say so, and for how long."""
+    held = t._(
+        "Saved, score {score}. Telegram is holding back this board for {time}; "
+        "then it catches up by itself.",
+        score=t.number(score),
+        time=t.duration(math.ceil(seconds)),
+    )
+    return f"{toast}\n{held}" if toast else held
+
+
 async def on_game_button(update: Update, context: BotContext) -> None:
-    """Apply a tap in arrival order, answer it, and leave the redraw to the Redrawer."""
+    """Apply a tap in arrival order, queue the redraw, and answer the tap at once."""
     query = _query(update)
     tap = callbacks.parse_game_tap(query.data)
     message = query.message
@@ -50,11 +63,12 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
         return
     result = await services.games.tap(message.chat.id, query.from_user.id, tap.game_id, tap.action)
-    await _answer_tap(update, context, result, aud)
     if result.changed and result.stored is not None:
+        # Queued before the answer goes out, so the edit is on its way alongside it.
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
-        if result.stored.challenge_id is not None:
-            challenges.card_changed(context, result.stored.challenge_id)
+    await _answer_tap(update, context, result, aud)
+    if result.changed and result.stored is not None and result.stored.challenge_id is not None:
+        await challenges.card_changed(context, result.stored.challenge_id)
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:
@@ -100,7 +114,11 @@ async def _answer_tap(
 ) -> None:
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
-        await answer(query, _toast(t, result.outcome))
+        toast = _toast(t, result.outcome)
+        held = context.services.pacer.held_back(aud.chat_id)
+        if held > 0 and result.changed and result.stored is not None:
+            toast = _held_back(t, toast, result.stored.game.score, held)
+        await answer(query, toast)
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
         owner = await context.services.players.player(result.stored.owner_id)
@@ -109,7 +127,7 @@ async def _answer_tap(
         await answer(query, t._("This challenge has ended. Your score counts as it stands."))
     elif result.status is TapStatus.OLD_GAME:
         await answer(query, t._("This board is from a game that has ended."))
-        await show_keyboard(query, render.current_board_keyboard(aud.post))
+        show_keyboard(context, query, render.current_board_keyboard(aud.post))
     else:
         await answer(query, t._("This board is no longer available. /start shows your game."))
 
@@ -121,21 +139,21 @@ async def on_new_button(update: Update, context: BotContext) -> None:
     size = callbacks.parse_new_game(query.data)
     if size is None:
         await answer(query)
-        await context.bot.send_message(
-            aud.chat_id, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
-        )
+        menu_text, menu = aud.post._("Pick a board size:"), render.size_menu(aud.post)
+
+        async def send_menu() -> None:
+            await context.bot.send_message(aud.chat_id, menu_text, reply_markup=menu)
+
+        deliver(context, update, aud.chat_id, send_menu)
         return
     message = query.message
     assert message is not None
-    services = context.services
-    stored = await services.games.start(aud.chat_id, query.from_user.id, size)
+    stored = await context.services.games.start(aud.chat_id, query.from_user.id, size)
     await answer(query)
     if aud.in_group:  # the menu is shared: leave it for others, post the board anew
-        await send_board(context.bot, services, stored, aud.post, aud.player.view)
+        send_board(context, update, stored, aud.post, aud.player.view)
     else:
-        await edit_board(
-            context.bot, services, stored, message.message_id, aud.post, aud.player.view
-        )
+        request_redraw(context, stored, message.message_id, aud.post, aud.player.view)
 
 
 async def on_language_button(update: Update, context: BotContext) -> None:
@@ -158,7 +176,7 @@ async def on_language_button(update: Update, context: BotContext) -> None:
         await players.set_language(aud.chat_id, query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
     await answer(query, confirmation)
-    await show_text(query, confirmation)
+    show_text(context, query, confirmation)
 
 
 async def on_current_button(update: Update, context: BotContext) -> None:
@@ -167,7 +185,7 @@ async def on_current_button(update: Update, context: BotContext) -> None:
     services = context.services
     await answer(query)
     stored = await services.games.current_or_start(aud.chat_id, query.from_user.id)
-    await send_board(context.bot, services, stored, aud.post, aud.player.view)
+    send_board(context, update, stored, aud.post, aud.player.view)
 
 
 async def on_unknown_button(update: Update, context: BotContext) -> None:

@@ -1,8 +1,8 @@
 """Challenges on Telegram: the /challenge card, joining by deep link, live and final cards.
 
-Card edits are paced: a tap only marks the card for a refresh, and one job per card redraws
-it at most once per `card_interval` with the standings of that moment, so a hundred players
-cost the group a handful of edits a minute.
+Card edits are paced: a tap asks the group's queue for a card redraw, which coalesces with
+the other players' and runs at most once per `card_interval` with the standings of that
+moment, so a hundred players cost the group a handful of edits a minute.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, TelegramError
+from telegram import Bot, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import Application
 
 from bot.handlers.board_messages import send_board
 from bot.handlers.context import Audience, BotContext, Services
-from bot.handlers.replies import reply
+from bot.handlers.replies import deliver, reply
 from bot.models import Challenge
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.leaderboards import (
@@ -43,7 +43,8 @@ async def challenge(update: Update, context: BotContext) -> None:
     assert update.effective_chat is not None
     t = aud.post
     if not aud.in_group:
-        await reply(
+        reply(
+            context,
             update,
             t._("Challenges are played in groups: add me to a group and send /challenge there."),
         )
@@ -51,7 +52,8 @@ async def challenge(update: Update, context: BotContext) -> None:
     try:
         size, duration = parse_challenge_args(context.args or [])
     except ChallengeArgsError:
-        await reply(
+        reply(
+            context,
             update,
             t._(
                 "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. The duration "
@@ -69,7 +71,8 @@ async def challenge(update: Update, context: BotContext) -> None:
         duration,
     )
     if created is None:
-        await reply(
+        reply(
+            context,
             update,
             t.ngettext(
                 "This group already has {n} challenge running. Wait until it ends.",
@@ -79,8 +82,14 @@ async def challenge(update: Update, context: BotContext) -> None:
         )
         return
     text, markup = await _card(context.bot.username, services, created, t)
-    message = await reply(update, text, reply_markup=markup)
-    await services.challenges.set_card(created, message.message_id)
+    command = update.effective_message
+    assert command is not None
+
+    async def post_card() -> None:
+        card = await command.reply_text(text, reply_markup=markup)
+        await services.challenges.set_card(created, card.message_id)
+
+    deliver(context, update, aud.chat_id, post_card)
     schedule_end(context.application, created)
 
 
@@ -90,8 +99,10 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
     t = aud.post
     result = await services.challenges.join(start_payload, aud.player.user_id)
     if result.status is JoinStatus.INVALID:
-        await reply(
-            update, t._("This challenge link doesn't work. Ask for a new one in the group.")
+        reply(
+            context,
+            update,
+            t._("This challenge link doesn't work. Ask for a new one in the group."),
         )
         return
     assert result.challenge is not None
@@ -100,11 +111,12 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
         ended = t._("This challenge has ended.")
         if result.entry is not None:
             ended = t._("This challenge has ended. Your score counts as it stands.")
-        await reply(update, ended)
+        reply(context, update, ended)
         return
     if result.status is JoinStatus.JOINED:
         card_language = (await _card_translator(services, result.challenge)).language
-        await reply(
+        reply(
+            context,
             update,
             t._(
                 "You've joined the challenge in {title}! Everyone gets the same tiles. "
@@ -114,7 +126,7 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
             ),
         )
     assert result.entry is not None
-    await send_board(context.bot, services, result.entry, t, aud.player.view)
+    send_board(context, update, result.entry, t, aud.player.view)
 
 
 async def _card_translator(services: Services, challenge: Challenge) -> Translator:
@@ -136,47 +148,42 @@ async def _card(
     return text, challenge_keyboard(t, link)
 
 
-def card_changed(context: BotContext, challenge_id: int) -> None:
-    """A standing may have moved: make sure one card refresh is on its way, not one per tap."""
-    job_queue = context.job_queue
-    assert job_queue is not None
-    name = f"card-{challenge_id}"
-    if job_queue.get_jobs_by_name(name):
-        return
+async def card_changed(context: BotContext, challenge_id: int) -> None:
+    """A standing may have moved: one card redraw is queued, at most one per interval."""
     services = context.services
-    edited_at = services.card_edited_at
-    now = time.monotonic()
-    delay = max(0.0, edited_at.get(challenge_id, 0.0) + services.card_interval - now)
-    # Book the edit's time now: once the job starts it is no longer listed, and a tap
-    # landing before its first line runs would otherwise schedule a second edit at once.
-    edited_at[challenge_id] = now + delay
-    job_queue.run_once(_refresh_card, delay, data=challenge_id, name=name)
-
-
-async def _refresh_card(context: BotContext) -> None:
-    assert context.job is not None
-    challenge_id: int = context.job.data  # type: ignore[assignment]
-    current = await context.services.storage.challenge(challenge_id)
-    if current is None or current.finished or current.message_id is None:
+    challenge = await services.storage.challenge(challenge_id)
+    if challenge is None or challenge.finished or challenge.message_id is None:
         return
-    await _edit_card(context, current)
+    bot = context.bot
+
+    async def draw() -> None:
+        current = await services.storage.challenge(challenge_id)
+        if current is not None and not current.finished:  # the final card is the end's
+            await _edit_card(bot, services, current)
+
+    services.pacer.redraw(
+        challenge.chat_id, challenge.message_id, draw, every=services.card_interval
+    )
 
 
-async def _edit_card(context: BotContext, challenge: Challenge) -> None:
-    services = context.services
+async def _edit_card(bot: Bot, services: Services, challenge: Challenge) -> None:
+    if challenge.message_id is None:
+        return
     t = await _card_translator(services, challenge)
-    text, markup = await _card(context.bot.username, services, challenge, t)
+    text, markup = await _card(bot.username, services, challenge, t)
     try:
-        await context.bot.edit_message_text(
+        await bot.edit_message_text(
             text,
             chat_id=challenge.chat_id,
             message_id=challenge.message_id,
             reply_markup=markup,
         )
+    except RetryAfter:
+        raise  # the group's queue edits it once the flood wait is over
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
-    except TelegramError as error:  # removed from the group, network trouble, flood limit
+    except TelegramError as error:  # removed from the group, network trouble
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
@@ -201,22 +208,34 @@ async def schedule_open_challenges(application: Application, services: Services)
 
 
 async def _end(context: BotContext) -> None:
-    assert context.job is not None and context.job_queue is not None
+    """Close the challenge once (whichever process gets there), then its final card and winner.
+
+    Both go into the group's queue after everything asked of it before, the card included:
+    they read the challenge when their turn comes, so a card posted meanwhile is edited too.
+    """
+    assert context.job is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    for job in context.job_queue.get_jobs_by_name(f"card-{challenge_id}"):
-        job.schedule_removal()
-    services = context.services
+    services, bot = context.services, context.bot
     challenge = await services.storage.challenge(challenge_id)
     finished = None if challenge is None else await services.challenges.finish(challenge)
     if finished is None:
         return
-    t = await _card_translator(services, finished)
-    if finished.message_id is not None:
-        await _edit_card(context, finished)
-    standings = await services.storage.challenge_standings(finished.id, 1)
-    try:
-        await context.bot.send_message(
-            finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
-        )
-    except TelegramError as error:
-        log.warning("winner of challenge %s not announced: %s", finished.id, error)
+
+    async def final_card() -> None:
+        current = await services.storage.challenge(challenge_id)
+        if current is not None:
+            await _edit_card(bot, services, current)
+
+    async def announce() -> None:
+        t = await _card_translator(services, finished)
+        standings = await services.storage.challenge_standings(finished.id, 1)
+        text = winner_text(t, finished, standings[0] if standings else None)
+        try:
+            await bot.send_message(finished.chat_id, text)
+        except RetryAfter:
+            raise  # announced once the flood wait is over
+        except TelegramError as error:
+            log.warning("winner of challenge %s not announced: %s", finished.id, error)
+
+    services.pacer.post(finished.chat_id, final_card)
+    services.pacer.post(finished.chat_id, announce)

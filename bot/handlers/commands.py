@@ -32,9 +32,9 @@ async def start(update: Update, context: BotContext) -> None:
         return
     services = context.services
     assert update.effective_user is not None
-    await reply(update, texts.welcome(aud.post, escape(update.effective_user.first_name)))
+    reply(context, update, texts.welcome(aud.post, escape(update.effective_user.first_name)))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
-    await send_board(context.bot, services, stored, aud.post, aud.player.view)
+    send_board(context, update, stored, aud.post, aud.player.view)
 
 
 async def new(update: Update, context: BotContext) -> None:
@@ -43,25 +43,28 @@ async def new(update: Update, context: BotContext) -> None:
     args = context.args or []
     size = parse_size(args[0]) if len(args) == 1 else None
     if size is None:
-        await reply(
-            update, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
+        reply(
+            context,
+            update,
+            aud.post._("Pick a board size:"),
+            reply_markup=render.size_menu(aud.post),
         )
         return
     stored = await services.games.start(aud.chat_id, _user_id(update), size)
-    await send_board(context.bot, services, stored, aud.post, aud.player.view)
+    send_board(context, update, stored, aud.post, aud.player.view)
 
 
 async def rules(update: Update, context: BotContext) -> None:
-    await reply(update, texts.rules(context.audience.post))
+    reply(context, update, texts.rules(context.audience.post))
 
 
 async def tips(update: Update, context: BotContext) -> None:
-    await reply(update, texts.tips(context.audience.post))
+    reply(context, update, texts.tips(context.audience.post))
 
 
 async def help_command(update: Update, context: BotContext) -> None:
     t = context.audience.post
-    await reply(update, texts.help_text(t, menu(t)))
+    reply(context, update, texts.help_text(t, menu(t)))
 
 
 async def best(update: Update, context: BotContext) -> None:
@@ -71,15 +74,15 @@ async def best(update: Update, context: BotContext) -> None:
         await groups.leaderboard(update, context, aud)
         return
     records = await context.services.storage.records(_user_id(update))
-    await reply(update, render.records_text(aud.post, records))
+    reply(context, update, render.records_text(aud.post, records))
 
 
 async def language(update: Update, context: BotContext) -> None:
     aud = context.audience
     if aud.in_group and not await groups.speaks_for_group(update, context):
-        await reply(update, aud.post._("Only the group's admins can change its language."))
+        reply(context, update, aud.post._("Only the group's admins can change its language."))
         return
-    await reply(update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
+    reply(context, update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
 
 
 async def view(update: Update, context: BotContext) -> None:
@@ -90,15 +93,16 @@ async def view(update: Update, context: BotContext) -> None:
     await services.players.set_view(aud.chat_id, _user_id(update), new_view)
     t = aud.post
     notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
-    await reply(update, notice + " " + t._("/view switches back."))
+    reply(context, update, notice + " " + t._("/view switches back."))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
-    await send_board(context.bot, services, stored, t, new_view)
+    send_board(context, update, stored, t, new_view)
 
 
 async def anonymous_player(update: Update, context: BotContext) -> None:
     """A command that needs a player, sent by an anonymous admin: Telegram hides who it is."""
     t = context.audience.post
-    await reply(
+    reply(
+        context,
         update,
         t._("Anonymous admins can't play: send the command from your own account to play."),
     )
@@ -106,7 +110,7 @@ async def anonymous_player(update: Update, context: BotContext) -> None:
 
 async def unknown_command(update: Update, context: BotContext) -> None:
     t = context.audience.post
-    await reply(update, t._("I don't know that command. /help lists what I can do."))
+    reply(context, update, t._("I don't know that command. /help lists what I can do."))
 
 
 async def chatter(update: Update, context: BotContext) -> None:
@@ -114,7 +118,8 @@ async def chatter(update: Update, context: BotContext) -> None:
     if update.effective_user is None or update.effective_message is None:
         return
     t = context.audience.post
-    await reply(
+    reply(
+        context,
         update,
         t._("Play with the arrow buttons under your board. /start shows it, /help lists commands."),
     )

@@ -6,13 +6,12 @@ contexttypesbot example) instead of fishing untyped objects out of `bot_data` by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cachetools import TTLCache
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
-from bot.delivery.redraw import Redrawer
+from bot.delivery.pacer import Pacer
 from bot.delivery.throttle import Throttle
 from bot.models import Player
 from bot.presentation.i18n import Translator
@@ -34,17 +33,12 @@ class Services:
     games: GameService
     challenges: ChallengeService
     hints: HintService
-    redrawer: Redrawer
+    # Everything sent into a chat goes through it, at the chat's pace.
+    pacer: Pacer
     throttle: Throttle
     hint_throttle: Throttle
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
-    # When each challenge card was (or is booked to be) edited last; an entry older than two
-    # intervals no longer delays anything.
-    card_edited_at: TTLCache[int, float] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.card_edited_at = TTLCache(maxsize=100_000, ttl=2 * self.card_interval)
 
 
 class BotData:

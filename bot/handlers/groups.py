@@ -40,4 +40,4 @@ async def leaderboard(update: Update, context: BotContext, aud: Audience) -> Non
         for size in engine.SIZES
     }
     title = update.effective_chat.title or ""
-    await reply(update, group_leaderboard(aud.post, title, boards, TOP, user_id))
+    reply(context, update, group_leaderboard(aud.post, title, boards, TOP, user_id))

@@ -1,7 +1,10 @@
-"""Telegram calls whose failure is no reason to fail an update: answers, swaps and replies.
+"""What handlers send: replies and swaps at the chat's pace, answers at once.
 
-A tap Telegram no longer accepts, a message already replaced by a double tap, a keyboard
-already swapped: each is logged and the update goes on.
+Replies and edits of the tapped message go into the chat's queue (bot/delivery/pacer.py) and
+the handler returns, so no update waits for the chat's pace or a flood wait; a queued reply
+that fails reaches the error handler with its update, as if the handler had sent it. Answers
+to taps are never paced. A tap Telegram no longer accepts, a message already replaced by a
+double tap, a keyboard already swapped: each is logged and the update goes on.
 """
 
 from __future__ import annotations
@@ -11,7 +14,25 @@ import logging
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
+from bot.delivery.pacer import Job
+from bot.handlers.context import BotContext
+
 log = logging.getLogger(__name__)
+
+
+def deliver(context: BotContext, update: object, chat_id: int, send: Job) -> None:
+    """Queue `send` at the chat's pace; should it fail, the error handler gets `update`."""
+    application = context.application
+
+    async def run() -> None:
+        try:
+            await send()
+        except RetryAfter:
+            raise  # the queue sends it again once the flood wait is over
+        except Exception as error:
+            await application.process_error(update, error)
+
+    context.services.pacer.post(chat_id, run)
 
 
 def offered(query: CallbackQuery) -> bool:
@@ -23,26 +44,46 @@ def offered(query: CallbackQuery) -> bool:
     )
 
 
-async def reply(update: Update, text: str, **kwargs: object) -> Message:
-    """Answer the message the update carries, in its chat."""
-    assert update.effective_message is not None
-    return await update.effective_message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+def reply(context: BotContext, update: Update, text: str, **kwargs: object) -> None:
+    """Answer the message the update carries, in its chat, in turn."""
+    message = update.effective_message
+    assert message is not None
+
+    async def send() -> None:
+        await message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+
+    deliver(context, update, message.chat_id, send)
 
 
-async def show_text(query: CallbackQuery, text: str) -> None:
+def _edit_tapped(context: BotContext, query: CallbackQuery, edit: Job) -> None:
+    """Edit the tapped message in turn; a later edit of it, or a board redraw, replaces it."""
+    message = query.message
+    assert message is not None
+    context.services.pacer.redraw(message.chat.id, message.message_id, edit)
+
+
+def show_text(context: BotContext, query: CallbackQuery, text: str) -> None:
     """Replace the tapped message's text (and drop its keyboard); a double tap finds it done."""
-    try:
-        await query.edit_message_text(text)
-    except BadRequest as error:
-        log.info("message of callback query %s not replaced: %s", query.id, error.message)
+
+    async def edit() -> None:
+        try:
+            await query.edit_message_text(text)
+        except BadRequest as error:
+            log.info("message of callback query %s not replaced: %s", query.id, error.message)
+
+    _edit_tapped(context, query, edit)
 
 
-async def show_keyboard(query: CallbackQuery, markup: InlineKeyboardMarkup) -> None:
+def show_keyboard(context: BotContext, query: CallbackQuery, markup: InlineKeyboardMarkup) -> None:
     """Swap the keyboard of the tapped message; already swapped or gone is fine."""
-    try:
-        await query.edit_message_reply_markup(markup)
-    except BadRequest as error:
-        log.info("keyboard of callback query %s not replaced: %s", query.id, error.message)
+
+    async def edit() -> None:
+        try:
+            await query.edit_message_reply_markup(markup)
+        except BadRequest as error:
+            log.info("keyboard of callback query %s not replaced: %s", query.id, error.message)
+
+    _edit_tapped(context, query, edit)
 
 
 async def answer(query: CallbackQuery, text: str | None = None, **kwargs: object) -> None:

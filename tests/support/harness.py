@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.app import build_application
 from bot.config import Config
+from bot.delivery.pacer import TELEGRAM_PACE, Pace
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.playground.runner import polling
 from tests.support.boards import button_data
@@ -24,7 +25,7 @@ class RunningBot:
         api: FakeBotApi,
         database: Database,
         card_interval: float = 0.3,
-        edit_interval: float = 0.01,
+        pace: Pace | None = TELEGRAM_PACE,
         hint_budget_ms: float = 50.0,
         challenge_sync_interval: float = 60.0,
         hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
@@ -32,7 +33,7 @@ class RunningBot:
         self.api = api
         self.database = database
         self.card_interval = card_interval
-        self.edit_interval = edit_interval
+        self.pace = pace
         self.hint_budget_ms = hint_budget_ms
         self.challenge_sync_interval = challenge_sync_interval
         self.hint_workers_at_start = hint_workers_at_start
@@ -46,7 +47,7 @@ class RunningBot:
             database=Path("unused.sqlite3") if postgres else Path(self.database),
             database_url=self.database if postgres else None,
             card_interval=self.card_interval,
-            edit_interval=self.edit_interval,
+            pace=self.pace,
             hint_budget_ms=self.hint_budget_ms,
             challenge_sync_interval=self.challenge_sync_interval,
             hint_workers_at_start=self.hint_workers_at_start,
