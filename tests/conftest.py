@@ -14,7 +14,8 @@ import logging
 
 import pytest
 
-from bot.emulator import FakeBotApi
+from bot.delivery.pacer import TELEGRAM_PACE
+from bot.emulator import TELEGRAM_LIMITS, FakeBotApi
 from tests.support.databases import BACKENDS, fresh_postgres_database
 from tests.support.harness import RunningBot
 
@@ -48,15 +49,22 @@ def no_errors_logged(caplog):
     assert not errors, [r.getMessage() for r in errors]
 
 
+def _unlimited(request: pytest.FixtureRequest) -> bool:
+    """`@pytest.mark.no_flood_limits`: a test about something else that posts a lot, fast."""
+    return request.node.get_closest_marker("no_flood_limits") is not None
+
+
 @pytest.fixture
-async def api():
-    async with FakeBotApi() as fake:
+async def api(request):
+    """The emulator, enforcing Telegram's flood limits unless the test is marked otherwise."""
+    async with FakeBotApi(flood=None if _unlimited(request) else TELEGRAM_LIMITS) as fake:
         yield fake
 
 
 @pytest.fixture
-async def bot(api, database):
-    running = RunningBot(api, database)
+async def bot(request, api, database):
+    """The bot at Telegram's pace; unpaced in a test marked `no_flood_limits`."""
+    running = RunningBot(api, database, pace=None if _unlimited(request) else TELEGRAM_PACE)
     await running.start()
     yield running
     await running.stop()

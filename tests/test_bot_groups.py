@@ -70,6 +70,7 @@ async def test_the_bot_ignores_chatter_and_unknown_commands_in_groups(api, bot, 
     await api.quiet(0.5)
 
 
+@pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club):
     players = [User(api, 300 + i, f"Player {i}") for i in range(11)]
     tricky = User(api, 400, "<b>&amp;</b>")
@@ -285,6 +286,7 @@ async def test_the_winner_is_announced_even_when_the_final_card_cannot_be_edited
     assert api.find_requests("editMessageText", ok=False, chat_id=GROUP)
 
 
+@pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_challenge_arguments_are_checked(api, bot, club):
     anna, _ = club
     for args in ("/challenge 9", "/challenge 8d", "/challenge 4 5 6"):
@@ -305,6 +307,7 @@ async def test_forged_challenge_links_are_refused(api, bot, club):
         assert reply.startswith("Deze uitdagingslink werkt niet")
 
 
+@pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_only_admins_change_the_group_language(api, bot, club):
     anna, bob = club
     (reply,) = await bob.send("/language", chat_id=GROUP)

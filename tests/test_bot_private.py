@@ -92,6 +92,7 @@ async def test_a_direction_that_moves_nothing_gets_a_toast_and_no_edit(api, bot)
     assert (await stored_game(bot.database, 101, 101)).moves == 0
 
 
+@pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_undo_steps_back_five_times_then_refuses(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()

@@ -276,6 +276,7 @@ ADVERSARIAL_TEXTS = [
 ]
 
 
+@pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_fuzzed_buttons_and_texts_are_answered_and_change_no_game(api, bot, errors_logged):
     owner = User(api, 101, "Owner")
     owner_board = await owner.open_board()

@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from .faults import Faults, Hold, make_fault
-from .flood import FloodControl, FloodLimits
+from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
 from .server import BotApiServer
@@ -40,9 +40,9 @@ class FakeBotApi:
     on each run next to a kept database (the playground) starts later each time, so that an
     id the bot stored never names a different message, just as on Telegram.
 
-    ``flood`` are the flood limits Telegram enforces per chat (None: unlimited); ``clock``
-    is the flood model's time in seconds, which a test may advance by hand. At run time,
-    :attr:`flood` switches them on and off and forces a flood wait on one chat.
+    ``flood`` are the flood limits Telegram enforces per chat, on unless a test needs none
+    (None); ``clock`` is the flood model's time in seconds, which a test may advance by hand.
+    At run time, :attr:`flood` switches them on and off and forces a flood wait on one chat.
     """
 
     def __init__(
@@ -52,7 +52,7 @@ class FakeBotApi:
         *,
         privacy_mode: bool = True,
         first_message_id: int = 1,
-        flood: FloodLimits | None = None,
+        flood: FloodLimits | None = TELEGRAM_LIMITS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         bot_id, _, secret = token.partition(":")
