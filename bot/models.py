@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import engine
 
 # What a player can do to a game: the four moves, one undo, or keep going after 2048.
-Action = engine.Direction | Literal["undo", "keep"]
+Action = engine.Action
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,12 +122,7 @@ class GameService:
                 return refusal
             assert stored is not None
             before = stored.game
-            if action == "undo":
-                turn = engine.undo(before, now)
-            elif action == "keep":
-                turn = engine.keep_going(before, now)
-            else:
-                turn = engine.play(before, action, now)
+            turn = engine.act(before, action, now)
             if not turn.changed:
                 return TapResult(TapStatus.APPLIED, stored, turn.outcome)
             after = turn.game
