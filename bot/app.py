@@ -71,6 +71,8 @@ def build_application(config: Config) -> Application:
             Defaults(
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                # A reply still goes out when the command it answers was deleted meanwhile.
+                allow_sending_without_reply=True,
             )
         )
         # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
@@ -92,7 +94,7 @@ def build_application(config: Config) -> Application:
         )
 
     async def post_init(application: Application) -> None:
-        storage = await open_storage(config)
+        storage = await open_storage(config.database_url or config.database)
         services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
             services.hints.start_workers()

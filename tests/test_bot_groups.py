@@ -344,3 +344,43 @@ async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, 
     edits = api.find_requests("editMessageText", chat_id=GROUP, message_id=card_id)
     assert edits, "the card never showed the standings"
     assert len(edits) <= elapsed / bot.card_interval + 1
+
+
+async def test_anonymous_admins_cannot_play_but_still_set_the_language(api, bot, club):
+    anna, _ = club
+    api.send_text(anna.id, GROUP, "/new 4", as_group=True)
+    refusal = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert refusal.params["text"].startswith("Anonymous admins can't play")
+    assert await execute_sql(bot.database, "UPDATE games SET active = active") == 0
+    assert await execute_sql(bot.database, "UPDATE players SET name = name") == 0
+    api.send_text(anna.id, GROUP, "/language", as_group=True)
+    menu = await api.wait_request("sendMessage", chat_id=GROUP, after=refusal.index + 1)
+    assert menu.params["text"] == "Choose your language:"
+
+
+async def test_a_deleted_challenge_command_still_gets_its_card(api, bot, club):
+    anna, bob = club
+    command = api.send_text(anna.id, GROUP, "/challenge 5 1h")
+    api.delete_message(GROUP, command["message_id"])  # before the bot has read it
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert sent.ok and "Large 5×5" in sent.params["text"]
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await _join(api, bob, link)
+    assert len(grid(board)) == 5
+    command = api.send_text(anna.id, GROUP, "/best")
+    api.delete_message(GROUP, command["message_id"])
+    best = await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1)
+    assert best.ok
+
+
+async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
+    anna, bob = club
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    await _join(api, bob, link)
+    await end_challenge_soon(bot.database, 0.2)
+    await bot.restart()  # the end is scheduled anew from the database
+    await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
+    (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
+    assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."

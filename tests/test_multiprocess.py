@@ -21,7 +21,7 @@ import aiohttp
 import pytest
 
 from bot.emulator.webhook import SECRET_HEADER
-from bot.storage import Storage
+from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import execute_sql, fresh_postgres_database
 from tests.support.harness import RunningBot, User, eventually
@@ -113,7 +113,7 @@ async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, post
     boards = []
     for player in players:
         boards.append(await player.open_board())
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         starts = {p.id: (await store.active_game(p.id, p.id)).game for p in players}
     finally:
@@ -134,7 +134,7 @@ async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, post
 
     await asyncio.wait_for(all_answered(), timeout=60)
 
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         for player in players:
             final = (await store.active_game(player.id, player.id)).game
@@ -179,7 +179,7 @@ async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_ea
             await asyncio.sleep(0.02)
 
     await asyncio.wait_for(all_answered(), timeout=60)
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         for player in players:
             answers = [api.world.queries[q].answer for q in queries[player.id]]
@@ -201,7 +201,7 @@ async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_
     anna = User(api, 801, "Anna")
     board = await anna.open_board()
     game_id = button_data(board, "⬅️").split(":")[1]
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         game = (await store.active_game(anna.id, anna.id)).game
     finally:
@@ -295,7 +295,7 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
     await running.start()
     try:
         api.add_group(GROUP, "Racers", admins={601})
-        store = await Storage.open(postgres)  # "another process" creates a challenge
+        store = await open_storage(postgres)  # "another process" creates a challenge
         try:
             ends_at = time.time() + 1.5
             async with store.transaction():

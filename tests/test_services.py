@@ -12,7 +12,7 @@ from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
-from bot.storage import Storage, TransactionError
+from bot.storage import TransactionError, open_storage
 
 GROUP = -4242
 PLAYER = 31
@@ -20,7 +20,7 @@ PLAYER = 31
 
 @pytest.fixture
 async def storage(database):
-    store = await Storage.open(database)
+    store = await open_storage(database)
     yield store
     await store.close()
 

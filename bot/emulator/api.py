@@ -169,14 +169,25 @@ class FakeBotApi:
         text: str,
         *,
         reply_to_message_id: int | None = None,
+        as_group: bool = False,
     ) -> dict[str, Any]:
         """The user writes ``text``; queues a ``message`` update and returns the message.
 
         Commands get ``bot_command`` entities. In groups with privacy mode on, the update
-        is only queued for commands meant for this bot and replies to its messages.
+        is only queued for commands meant for this bot and replies to its messages. With
+        ``as_group`` an admin writes anonymously, as the group.
         """
         self._cursor = len(self.log)
-        return self.world.user_sends_text(user_id, chat_id, text, reply_to_message_id)
+        return self.world.user_sends_text(
+            user_id, chat_id, text, reply_to_message_id, as_group=as_group
+        )
+
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """Someone in the chat deletes a message (the bot is not told, as on Telegram)."""
+        msg = self.world.message(chat_id, message_id)
+        if msg is None:
+            raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        self.world.delete_message(msg)
 
     def tap(
         self,

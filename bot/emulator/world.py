@@ -62,6 +62,10 @@ class Chat:
     next_message_id: int = 1
 
 
+# Telegram's stand-in sender for messages an anonymous admin writes as the group.
+ANONYMOUS_ADMIN = 1087968824
+
+
 @dataclass
 class StoredMessage:
     """A message as the simulated server keeps it: plain text, source HTML, entities."""
@@ -76,6 +80,8 @@ class StoredMessage:
     reply_markup: dict[str, Any] | None = None
     edit_date: int | None = None
     reply_to: int | None = None
+    # Sent on behalf of a chat: an anonymous admin writing as the group.
+    sender_chat_id: int | None = None
 
 
 @dataclass
@@ -149,10 +155,17 @@ class World:
         }
 
     def user_dict(self, user_id: int) -> dict[str, Any]:
-        """A ``User`` object for a simulated user or the bot."""
+        """A ``User`` object for a simulated user, the bot, or Telegram's anonymous admin."""
         if user_id == self.bot_id:
             bot = self.bot_user()
             return {key: bot[key] for key in ("id", "is_bot", "first_name", "username")}
+        if user_id == ANONYMOUS_ADMIN:
+            return {
+                "id": ANONYMOUS_ADMIN,
+                "is_bot": True,
+                "first_name": "Group",
+                "username": "GroupAnonymousBot",
+            }
         return dict(self.users[user_id])
 
     def chat_dict(self, chat: Chat) -> dict[str, Any]:
@@ -192,6 +205,8 @@ class World:
             "date": msg.date,
             "text": msg.text,
         }
+        if msg.sender_chat_id is not None:
+            data["sender_chat"] = self.chat_dict(self.chats[msg.sender_chat_id])
         if msg.entities:
             data["entities"] = [dict(entity) for entity in msg.entities]
         if msg.reply_markup is not None:
@@ -295,6 +310,7 @@ class World:
         entities: list[dict[str, Any]] | None = None,
         reply_markup: dict[str, Any] | None = None,
         reply_to: int | None = None,
+        sender_chat_id: int | None = None,
     ) -> StoredMessage:
         """Append a message to a chat and broadcast a ``message`` event."""
         msg = StoredMessage(
@@ -307,6 +323,7 @@ class World:
             entities=list(entities or []),
             reply_markup=reply_markup,
             reply_to=reply_to,
+            sender_chat_id=sender_chat_id,
         )
         chat.next_message_id += 1
         self.messages[chat.id][msg.message_id] = msg
@@ -408,9 +425,19 @@ class World:
         return False
 
     def user_sends_text(
-        self, user_id: int, chat_id: int, text: str, reply_to_message_id: int | None = None
+        self,
+        user_id: int,
+        chat_id: int,
+        text: str,
+        reply_to_message_id: int | None = None,
+        *,
+        as_group: bool = False,
     ) -> dict[str, Any]:
-        """A user writes in a chat; the bot gets an update if Telegram would deliver it."""
+        """A user writes in a chat; the bot gets an update if Telegram would deliver it.
+
+        `as_group`: an admin writing anonymously, as the group itself. Telegram then names
+        the group as `sender_chat`, and its GroupAnonymousBot as `from`.
+        """
         if user_id not in self.users:
             raise ValueError(f"unknown user {user_id}; call add_user first")
         if chat_id not in self.chats:
@@ -427,12 +454,15 @@ class World:
             raise ValueError("Telegram clients cannot send empty messages")
         if reply_to_message_id is not None and self.message(chat_id, reply_to_message_id) is None:
             raise ValueError(f"message {reply_to_message_id} not found in chat {chat_id}")
+        if as_group and not self.is_admin(chat, user_id):
+            raise ValueError(f"only an admin of chat {chat_id} can write as the group")
         msg = self.store_message(
             chat,
-            user_id,
+            ANONYMOUS_ADMIN if as_group else user_id,
             text,
             entities=self.bot_commands_in(text),
             reply_to=reply_to_message_id,
+            sender_chat_id=chat_id if as_group else None,
         )
         wire = self.message_dict(msg)
         if self._visible_to_bot(chat, msg):

@@ -25,8 +25,14 @@ def _no_data(data: object) -> bool:
 
 def register(application: Application) -> None:
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
+    players_only = ~filters.SenderChat.ALL
     for command in commands.COMMANDS:
-        application.add_handler(CommandHandler(command.name, command.handler))
+        only = players_only if command.plays else None
+        application.add_handler(CommandHandler(command.name, command.handler, filters=only))
+    playing = [command.name for command in commands.COMMANDS if command.plays]
+    application.add_handler(
+        CommandHandler(playing, commands.anonymous_player, filters=filters.SenderChat.ALL)
+    )
     # python-telegram-bot tests a pattern only against non-empty data: a query with empty
     # data goes to the first pattern handler. Make that this one, so every parser below
     # only ever sees data its pattern matched.

@@ -23,13 +23,17 @@ async def track(update: Update, context: BotContext) -> None:
     if user is None or chat is None:
         return
     players = context.services.players
-    await players.remember_name(chat.id, user.id, display_name(user))
+    message = update.effective_message
+    # Every anonymous admin of every group is the same "Group" user: never a player's name.
+    as_group = message is not None and message.sender_chat is not None
+    if not as_group:
+        await players.remember_name(chat.id, user.id, display_name(user))
     player = await players.player(user.id)
     own = translator(resolve_language(player.language, user.language_code))
     in_group = chat.type in GROUP_TYPES
     group_language = await players.chat_language(chat.id) if in_group else None
     post = translator(group_language) if group_language else own
-    context.audience = Audience(player, own, post, chat.id, in_group)
+    context.audience = Audience(player, own, post, chat.id, in_group, as_group)
 
 
 async def sender_translator(context: BotContext, user: User) -> Translator:

@@ -96,7 +96,11 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
         return
     assert result.challenge is not None
     if result.status is JoinStatus.ENDED:
-        await reply(update, t._("This challenge has ended."))
+        # An entrant back on an old link gets no live board: its arrows would only refuse.
+        ended = t._("This challenge has ended.")
+        if result.entry is not None:
+            ended = t._("This challenge has ended. Your score counts as it stands.")
+        await reply(update, ended)
         return
     if result.status is JoinStatus.JOINED:
         card_language = (await _card_translator(services, result.challenge)).language

@@ -76,7 +76,7 @@ async def best(update: Update, context: BotContext) -> None:
 
 async def language(update: Update, context: BotContext) -> None:
     aud = context.audience
-    if aud.in_group and not await groups.is_admin(context, aud.chat_id, _user_id(update)):
+    if aud.in_group and not await groups.speaks_for_group(update, context):
         await reply(update, aud.post._("Only the group's admins can change its language."))
         return
     await reply(update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
@@ -93,6 +93,15 @@ async def view(update: Update, context: BotContext) -> None:
     await reply(update, notice + " " + t._("/view switches back."))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
     await send_board(context.bot, services, stored, t, new_view)
+
+
+async def anonymous_player(update: Update, context: BotContext) -> None:
+    """A command that needs a player, sent by an anonymous admin: Telegram hides who it is."""
+    t = context.audience.post
+    await reply(
+        update,
+        t._("Anonymous admins can't play: send the command from your own account to play."),
+    )
 
 
 async def unknown_command(update: Update, context: BotContext) -> None:
@@ -118,12 +127,14 @@ class Command:
     name: str
     handler: Handler
     describe: Callable[[Translator], str]
+    # Whether it needs to know who is playing: an anonymous admin cannot use it.
+    plays: bool = False
 
 
 # In the order Telegram's menu and /help show them.
 COMMANDS: tuple[Command, ...] = (
-    Command("start", start, lambda t: t._("Show your current game")),
-    Command("new", new, lambda t: t._("Start a new game (4×4, 5×5 or 6×6)")),
+    Command("start", start, lambda t: t._("Show your current game"), plays=True),
+    Command("new", new, lambda t: t._("Start a new game (4×4, 5×5 or 6×6)"), plays=True),
     Command("rules", rules, lambda t: t._("How to play")),
     Command("tips", tips, lambda t: t._("Tips for a higher score")),
     Command("best", best, lambda t: t._("Your best scores and records")),
@@ -132,7 +143,7 @@ COMMANDS: tuple[Command, ...] = (
         challenges.challenge,
         lambda t: t._("Challenge the group: same tiles for everyone"),
     ),
-    Command("view", view, lambda t: t._("Switch between emoji and numbers")),
+    Command("view", view, lambda t: t._("Switch between emoji and numbers"), plays=True),
     Command("language", language, lambda t: t._("Choose your language")),
     Command("help", help_command, lambda t: t._("List the commands")),
 )

@@ -66,6 +66,8 @@ class Audience:
     post: Translator
     chat_id: int
     in_group: bool
+    # An anonymous admin writing as the group: Telegram hides who it is, so no player.
+    as_group: bool = False
 
 
 class BotContext(

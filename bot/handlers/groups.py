@@ -18,6 +18,19 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
+async def speaks_for_group(update: Update, context: BotContext) -> bool:
+    """An admin of the group, or an anonymous admin writing as the group itself."""
+    aud = context.audience
+    if aud.as_group:
+        message = update.effective_message
+        return (
+            message is not None
+            and message.sender_chat is not None
+            and (message.sender_chat.id == aud.chat_id)
+        )
+    return await is_admin(context, aud.chat_id, aud.player.user_id)
+
+
 async def leaderboard(update: Update, context: BotContext, aud: Audience) -> None:
     assert update.effective_chat is not None
     storage = context.services.storage

@@ -133,10 +133,10 @@ class ChallengeService:
         # The entry is played in the player's private chat, whose chat id is the user id.
         async with self._locks.writing(user_id) as storage:
             entry = await storage.challenge_entry(challenge.id, user_id)
+            if challenge.finished or now >= challenge.ends_at:
+                return JoinResult(JoinStatus.ENDED, challenge, entry)
             if entry is not None:
                 return JoinResult(JoinStatus.ALREADY_IN, challenge, entry)
-            if challenge.finished or now >= challenge.ends_at:
-                return JoinResult(JoinStatus.ENDED, challenge)
             game = engine.new_game(challenge.size, challenge.seed, now)
             game_id = await storage.insert_game(user_id, user_id, game, now, challenge)
             entry = await storage.game(game_id)

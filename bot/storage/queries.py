@@ -1,8 +1,9 @@
 """The storage interface and every query in it, written once for both backends.
 
 A backend supplies a handful of primitives (run a statement, fetch rows, insert and return the
-id, open a transaction) and its dialect's few differences; everything else, and with it the
-schema's semantics, is shared. Queries use `?` placeholders; PostgreSQL numbers them.
+id, open a transaction, read and write the schema version) and its dialect's few differences;
+everything else, and with it the schema's semantics and its migration, is shared. Queries use
+`?` placeholders; PostgreSQL numbers them.
 
 Every write runs inside `transaction()`, which the caller (a service) opens around its whole
 read-modify-write; a write outside one, or a transaction inside another, raises
@@ -14,18 +15,14 @@ the "modify" part's input, so a backend that serves several processes locks what
 from __future__ import annotations
 
 import json
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import engine
 from bot.models import Challenge, Player, Record, Standing, StoredGame
-
-if TYPE_CHECKING:
-    from bot.config import Config
+from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
 
@@ -53,19 +50,6 @@ class TransactionError(RuntimeError):
     """
 
 
-def is_postgres_url(target: str | os.PathLike[str]) -> bool:
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
-
-
-def _driver_errors() -> tuple[type[Exception], ...]:
-    """What the drivers raise for a database that cannot be reached or used."""
-    import sqlite3
-
-    import asyncpg
-
-    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
-
-
 def _game_from_row(row: Row) -> StoredGame:
     return StoredGame(
         id=row[0],
@@ -91,7 +75,7 @@ def _dump(game: engine.Game) -> str:
 
 
 class Storage(ABC):
-    """Players, games, records and challenges; `Storage.open(target)` picks the backend."""
+    """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
 
     # Whether other bot processes may write the same database (PostgreSQL behind webhooks).
     shared = False
@@ -99,26 +83,8 @@ class Storage(ABC):
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
     _GREATEST = "max"
     _LEAST = "min"
-
-    @classmethod
-    async def open(cls, target: str | os.PathLike[str]) -> Storage:
-        """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated."""
-        if is_postgres_url(target):
-            from bot.storage.postgres import PostgresStorage, describe_url
-
-            label, connect = describe_url(str(target)), PostgresStorage.connect(str(target))
-        else:
-            from bot.storage.sqlite import SqliteStorage
-
-            label, connect = f"SQLite {target}", SqliteStorage.connect(Path(target))
-        try:
-            return await connect
-        except StorageUnavailable:
-            raise
-        except (OSError, TimeoutError, *_driver_errors()) as error:
-            raise StorageUnavailable(
-                f"cannot open the database ({label}): {error.__class__.__name__}: {error}"
-            ) from error
+    # How the schema's migration steps are spelled for this backend's database.
+    _dialect: ClassVar[Dialect]
 
     # ----- what a backend provides ------------------------------------------------------------
 
@@ -126,21 +92,18 @@ class Storage(ABC):
     async def close(self) -> None: ...
 
     @abstractmethod
-    async def schema_version(self) -> int: ...
+    async def schema_version(self) -> int:
+        """The schema version the database records; 0 for an empty database."""
+
+    @abstractmethod
+    async def _write_version(self, version: int) -> None:
+        """Record, inside the migration's transaction, that the schema is now at `version`."""
 
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[None]:
         """Everything awaited inside commits together, or not at all.
 
         Raises TransactionError when the running task is inside one already.
-        """
-
-    @abstractmethod
-    def serialized(self, key: str) -> AbstractAsyncContextManager[None]:
-        """Run a block alone among every process sharing the database (for one key).
-
-        For work outside the database that must not interleave across processes, such as
-        redrawing one board message; a no-op where only one process can use the database.
         """
 
     @abstractmethod
@@ -164,10 +127,34 @@ class Storage(ABC):
     async def _serialize(self, key: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the lock named `key`.
 
-        Guards a read-then-insert (one running game per chat, one entry per challenge), where
-        there is no row yet to lock. SQLite needs none: its writers are serialised already.
+        Guards a read-then-insert (one running game per chat, one entry per challenge, the
+        schema's migration), where there is no row yet to lock. SQLite needs none: its writers
+        are serialised already.
         """
         return
+
+    # ----- the schema -------------------------------------------------------------------------
+
+    async def _migrate(self) -> None:
+        """Run the migration steps the database lacks, all in one transaction, or refuse it.
+
+        Processes that start together take turns (PostgreSQL: the lock `_serialize` takes;
+        SQLite: the write transaction itself): the first one migrates, the others find the
+        work done. A database that a newer release has migrated is refused, not used by code
+        that does not know its schema.
+        """
+        async with self.transaction():
+            await self._serialize("migrate")
+            version = await self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StorageUnavailable(
+                    f"database schema {version} is newer than this bot ({SCHEMA_VERSION}): upgrade"
+                )
+            steps = migrations(self._dialect)
+            for step in range(version, SCHEMA_VERSION):
+                for statement in steps[step]:
+                    await self._execute(statement)
+                await self._write_version(step + 1)
 
     # ----- players ----------------------------------------------------------------------------
 
@@ -454,8 +441,3 @@ class Storage(ABC):
         )
         assert row is not None
         return row[0]
-
-
-async def open_storage(config: Config) -> Storage:
-    """The storage a configuration asks for: PostgreSQL with a DATABASE_URL, else SQLite."""
-    return await Storage.open(config.database_url or config.database)
