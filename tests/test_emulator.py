@@ -449,7 +449,7 @@ async def test_send_animation_reports_the_videos_size_and_length(bot, api):
     assert animation.mime_type == "video/mp4" and animation.file_name == "replay.mp4"
     resent = await bot.send_animation(USER, animation.file_id)
     assert resent.animation.file_id == animation.file_id
-    with pytest.raises(BadRequest, match="Can.t use file of type animation as photo"):
+    with pytest.raises(BadRequest, match="Can't use file of type animation as photo"):
         await bot.send_photo(USER, animation.file_id)
 
 
