@@ -7,7 +7,6 @@ sees the seed and the letters recorded for the actions that changed the game.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,22 +15,12 @@ from hypothesis import strategies as st
 
 import engine
 from engine import EngineError
+from tests.support.databases import without_clock
 
 LONG_GAME = json.loads((Path(__file__).parent / "data" / "long_game.json").read_text())
 ACTIONS = ("up", "down", "left", "right", "undo", "keep")
 # Mostly moves, so that games get somewhere; undos and "keep going" often enough to matter.
 _ACTION = st.sampled_from(ACTIONS[:4] * 4 + ACTIONS[4:])
-
-
-def without_clock(game: engine.Game) -> engine.Game:
-    """The game with its clock zeroed, stopped or not: what a replay knows (no timestamps)."""
-    history = tuple(
-        replace(s, win=None if s.win is None else engine.Win(s.win.moves, 0.0))
-        for s in game.history
-    )
-    win = None if game.win is None else engine.Win(game.win.moves, 0.0)
-    clock_at = None if game.clock_at is None else 0.0
-    return replace(game, play_seconds=0.0, clock_at=clock_at, win=win, history=history)
 
 
 def play_live(

@@ -128,7 +128,9 @@ class GameService:
             after = turn.game
             new_play = not stored.played_counted and after.moves > 0
             played_counted = stored.played_counted or new_play
-            await storage.update_game(stored, after, now, played_counted=played_counted)
+            await storage.update_game(
+                stored, after, now, played_counted=played_counted, action=action
+            )
             won = turn.outcome is engine.Outcome.WON
             await storage.add_to_records(
                 stored.owner_id,
