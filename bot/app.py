@@ -24,6 +24,8 @@ from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
+from bot.services.sharing import SharingService
+from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
@@ -46,12 +48,16 @@ async def _set_command_menus(application: Application) -> None:
 
 def _services(config: Config, storage: Storage) -> Services:
     locks = ChatLocks(storage)
+    workers = WorkerPool()
+    games = GameService(storage, locks)
     return Services(
         storage=storage,
         players=PlayerService(storage, locks),
-        games=GameService(storage, locks),
+        games=games,
         challenges=ChallengeService(storage, locks),
-        hints=HintService(budget_ms=config.hint_budget_ms),
+        workers=workers,
+        hints=HintService(workers, budget_ms=config.hint_budget_ms),
+        sharing=SharingService(storage, locks, games),
         redrawer=Redrawer(config.edit_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
@@ -97,7 +103,7 @@ def build_application(config: Config) -> Application:
         storage = await open_storage(config.database_url or config.database)
         services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
-            services.hints.start_workers()
+            services.workers.start_workers()
         await _set_command_menus(application)
         await schedule_open_challenges(application, services)
         if storage.shared:
@@ -117,7 +123,7 @@ def build_application(config: Config) -> Application:
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            services.hints.close()
+            services.workers.close()
             await services.storage.close()
 
     application = (

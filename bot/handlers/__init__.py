@@ -7,12 +7,13 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors
+from bot.handlers import bookkeeping, buttons, commands, errors, sharing
 from bot.presentation import callbacks
 
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
@@ -48,5 +49,9 @@ def register(application: Application) -> None:
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     private = filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
-    application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))
+    # A message a player sent "via @bot" (a shared card) is theirs to post, not chatter.
+    application.add_handler(
+        MessageHandler(private & ~filters.COMMAND & ~filters.VIA_BOT, commands.chatter)
+    )
+    application.add_handler(InlineQueryHandler(sharing.inline_query))
     application.add_error_handler(errors.on_error)

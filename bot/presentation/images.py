@@ -9,6 +9,7 @@ drawn once per value and size and then pasted, and a frame costs about a millise
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from dataclasses import dataclass
@@ -381,3 +382,22 @@ def _step_figures(game: engine.Game, final: CardFigures) -> CardFigures:
         won=game.ever_won,
         over=game.over,
     )
+
+
+# Bump when a picture would come out differently for the same figures: the file ids of
+# pictures already sent are looked up by these keys, and must not show the old drawing.
+DRAWING_VERSION = 1
+
+
+def card_key(t: Translator, figures: CardFigures) -> str:
+    """What a card shows, as a short key: equal keys, equal pictures."""
+    return _key("card", t.language, figures)
+
+
+def replay_key(t: Translator, seed: int, actions: str, final: CardFigures) -> str:
+    return _key("replay", t.language, seed, actions, final)
+
+
+def _key(*parts: object) -> str:
+    digest = hashlib.sha256(repr((DRAWING_VERSION, *parts)).encode()).hexdigest()
+    return f"{parts[0]}:{digest[:40]}"

@@ -71,16 +71,37 @@ class GameService:
         async with self._locks.writing(chat_id) as storage:
             return await self._start(storage, chat_id, owner_id, size)
 
-    async def _start(self, storage: Storage, chat_id: int, owner_id: int, size: int) -> StoredGame:
+    async def _start(
+        self,
+        storage: Storage,
+        chat_id: int,
+        owner_id: int,
+        size: int,
+        seed: int | None = None,
+        duel: tuple[int, int] | None = None,
+    ) -> StoredGame:
         now = self._clock()
-        game = engine.new_game(size, self._new_seed(), now)
+        game = engine.new_game(size, self._new_seed() if seed is None else seed, now)
         current = await storage.active_game(chat_id, owner_id)
         if current is not None:
             await storage.deactivate_game(current.id)
-        game_id = await storage.insert_game(chat_id, owner_id, game, now)
+        game_id = await storage.insert_game(chat_id, owner_id, game, now, duel=duel)
         stored = await storage.game(game_id)
         assert stored is not None
         return stored
+
+    async def start_duel(self, user_id: int, rival: StoredGame, actions: int) -> StoredGame:
+        """A new game in the player's private chat from `rival`'s seed, to beat its first
+        `actions` actions; a duel on that same game and point already running comes back."""
+        async with self._locks.writing(user_id) as storage:
+            current = await storage.active_game(user_id, user_id)
+            if current is not None and (current.duel_of, current.duel_actions) == (
+                rival.id,
+                actions,
+            ):
+                return current
+            size, seed = rival.game.size, rival.game.seed
+            return await self._start(storage, user_id, user_id, size, seed, (rival.id, actions))
 
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
         """The player's running game here, or a new classic one when there is none."""
