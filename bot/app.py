@@ -20,6 +20,7 @@ from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
@@ -34,6 +35,8 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# How often the record of handled updates drops keys no redelivery can ask for any more.
+FORGET_DELIVERIES_EVERY = 3600.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -52,6 +55,7 @@ def _services(config: Config, storage: Storage) -> Services:
         games=GameService(storage, locks),
         challenges=ChallengeService(storage, locks),
         hints=HintService(budget_ms=config.hint_budget_ms),
+        deliveries=DeliveryLog(storage),
         redrawer=Redrawer(config.edit_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
@@ -61,6 +65,11 @@ def _services(config: Config, storage: Storage) -> Services:
 
 async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application, context.services)
+
+
+async def _forget_old_deliveries(context: BotContext) -> None:
+    forgotten = await context.services.deliveries.forget_old()
+    log.debug("forgot %d handled updates too old to be delivered again", forgotten)
 
 
 def build_application(config: Config) -> Application:
@@ -100,8 +109,11 @@ def build_application(config: Config) -> Application:
             services.hints.start_workers()
         await _set_command_menus(application)
         await schedule_open_challenges(application, services)
+        assert application.job_queue is not None
+        application.job_queue.run_repeating(
+            _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+        )
         if storage.shared:
-            assert application.job_queue is not None
             application.job_queue.run_repeating(
                 _schedule_open_challenges,
                 interval=config.challenge_sync_interval,

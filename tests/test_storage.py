@@ -404,7 +404,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
 
     in_sqlite = _sqlite_schema(tmp_path / "bot.sqlite3")
     in_postgres = await _postgres_schema(postgres)
-    assert sorted(in_sqlite) == ["challenges", "chats", "games", "players", "records"]
+    assert sorted(in_sqlite) == ["challenges", "chats", "deliveries", "games", "players", "records"]
     for table in in_sqlite:
         assert in_postgres[table] == in_sqlite[table], table
     assert in_postgres == in_sqlite

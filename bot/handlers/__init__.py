@@ -12,7 +12,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors
+from bot.handlers import bookkeeping, buttons, commands, errors, groups
 from bot.presentation import callbacks
 
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
@@ -46,6 +46,7 @@ def register(application: Application) -> None:
         CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
     )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
     application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, TelegramError
+from telegram import InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import Application
 
 from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import Audience, BotContext, Services
 from bot.handlers.replies import reply
 from bot.models import Challenge
@@ -60,6 +61,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         )
         return
     services = context.services
+    delivery = delivery_key(update)
     created = await services.challenges.create(
         aud.chat_id,
         update.effective_chat.title or "",
@@ -67,6 +69,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         aud.player.user_id,
         size,
         duration,
+        delivery,
     )
     if created is None:
         await reply(
@@ -78,17 +81,40 @@ async def challenge(update: Update, context: BotContext) -> None:
             ),
         )
         return
+    if created.message_id is not None:
+        return  # a repeated delivery of the command: its card is in the group already
     text, markup = await _card(context.bot.username, services, created, t)
-    message = await reply(update, text, reply_markup=markup)
-    await services.challenges.set_card(created, message.message_id)
+    try:
+        message = await reply(update, text, reply_markup=markup)
+    except TelegramError as error:  # removed from the group, network trouble
+        # Without its card nobody can join: it must not hold one of the group's places.
+        withdrawn = await services.challenges.withdraw(created, delivery)
+        log.warning(
+            "card of challenge %s not posted (%s); %s",
+            created.id,
+            error,
+            "withdrawn" if withdrawn else "another delivery posted one",
+        )
+        return
+    await _keep_card(context, created, message)
     schedule_end(context.application, created)
+
+
+async def _keep_card(context: BotContext, challenge: Challenge, message: Message) -> None:
+    """Make `message` the challenge's card, or delete it if another card beat it there."""
+    if await context.services.challenges.set_card(challenge, message.message_id):
+        return
+    try:
+        await message.delete()
+    except TelegramError as error:
+        log.warning("second card of challenge %s not deleted: %s", challenge.id, error)
 
 
 async def join(update: Update, context: BotContext, aud: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
     services = context.services
     t = aud.post
-    result = await services.challenges.join(start_payload, aud.player.user_id)
+    result = await services.challenges.join(start_payload, aud.player.user_id, delivery_key(update))
     if result.status is JoinStatus.INVALID:
         await reply(
             update, t._("This challenge link doesn't work. Ask for a new one in the group.")
@@ -159,20 +185,35 @@ async def _refresh_card(context: BotContext) -> None:
     current = await context.services.storage.challenge(challenge_id)
     if current is None or current.finished or current.message_id is None:
         return
-    await _edit_card(context, current)
+    await show_card(context, current)
 
 
-async def _edit_card(context: BotContext, challenge: Challenge) -> None:
+async def show_card(context: BotContext, challenge: Challenge) -> None:
+    """Bring the challenge's card up to date: edit it, or post one if it has none.
+
+    A challenge has no card after its group moved to a new id, which a send to the old id
+    may be the first to tell: then the group is moved (`follow_group`) and the card posted
+    in the new chat.
+    """
     services = context.services
     t = await _card_translator(services, challenge)
     text, markup = await _card(context.bot.username, services, challenge, t)
     try:
-        await context.bot.edit_message_text(
-            text,
-            chat_id=challenge.chat_id,
-            message_id=challenge.message_id,
-            reply_markup=markup,
-        )
+        if challenge.message_id is None:
+            message = await context.bot.send_message(challenge.chat_id, text, reply_markup=markup)
+            await _keep_card(context, challenge, message)
+        else:
+            await context.bot.edit_message_text(
+                text,
+                chat_id=challenge.chat_id,
+                message_id=challenge.message_id,
+                reply_markup=markup,
+            )
+    except ChatMigrated as error:
+        await follow_group(context, challenge.chat_id, error.new_chat_id)
+        moved = await services.storage.challenge(challenge.id)
+        if moved is not None and moved.finished:  # `follow_group` posts the open ones
+            await show_card(context, moved)
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
@@ -180,9 +221,19 @@ async def _edit_card(context: BotContext, challenge: Challenge) -> None:
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
+async def follow_group(context: BotContext, old: int, new: int) -> None:
+    """Group `old` is now supergroup `new`: move what the bot keeps of it there, and post
+    the cards of its running challenges anew (the old messages stay in the old chat)."""
+    for challenge in await context.services.players.move_group(old, new):
+        await show_card(context, challenge)
+
+
 def schedule_end(application: Application, challenge: Challenge) -> None:
+    """Have the challenge end on time, by one job per process however often it is asked."""
     job_queue = application.job_queue
     assert job_queue is not None
+    if job_queue.get_jobs_by_name(f"end-{challenge.id}"):
+        return
     delay = max(0.0, challenge.ends_at - time.time())
     job_queue.run_once(_end, delay, data=challenge.id, name=f"end-{challenge.id}")
 
@@ -194,10 +245,8 @@ async def schedule_open_challenges(application: Application, services: Services)
     challenge on time, and `finish` lets exactly one of them post the final card and the
     winner, so a challenge does not wait for a restart if the process that made it is gone.
     """
-    assert application.job_queue is not None
     for challenge in await services.storage.open_challenges():
-        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
-            schedule_end(application, challenge)
+        schedule_end(application, challenge)
 
 
 async def _end(context: BotContext) -> None:
@@ -210,13 +259,17 @@ async def _end(context: BotContext) -> None:
     finished = None if challenge is None else await services.challenges.finish(challenge)
     if finished is None:
         return
+    await show_card(context, finished)
+    # Showing the card may have found the group under a new id: announce the winner there.
+    finished = await services.storage.challenge(finished.id) or finished
     t = await _card_translator(services, finished)
-    if finished.message_id is not None:
-        await _edit_card(context, finished)
     standings = await services.storage.challenge_standings(finished.id, 1)
+    text = winner_text(t, finished, standings[0] if standings else None)
     try:
-        await context.bot.send_message(
-            finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
-        )
+        try:
+            await context.bot.send_message(finished.chat_id, text)
+        except ChatMigrated as error:
+            await follow_group(context, finished.chat_id, error.new_chat_id)
+            await context.bot.send_message(error.new_chat_id, text)
     except TelegramError as error:
         log.warning("winner of challenge %s not announced: %s", finished.id, error)

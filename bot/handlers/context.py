@@ -17,6 +17,7 @@ from bot.delivery.throttle import Throttle
 from bot.models import Player
 from bot.presentation.i18n import Translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
@@ -34,6 +35,7 @@ class Services:
     games: GameService
     challenges: ChallengeService
     hints: HintService
+    deliveries: DeliveryLog
     redrawer: Redrawer
     throttle: Throttle
     hint_throttle: Throttle
