@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import BotCommand, LinkPreviewOptions
@@ -53,9 +54,9 @@ def _services(config: Config, storage: Storage) -> Services:
         challenges=ChallengeService(storage, locks),
         hints=HintService(budget_ms=config.hint_budget_ms),
         redrawer=Redrawer(config.edit_interval),
+        card_redrawer=Redrawer(config.card_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-        card_interval=config.card_interval,
     )
 
 
@@ -112,7 +113,11 @@ def build_application(config: Config) -> Application:
     async def post_stop(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            await services.redrawer.drain(timeout=10)
+            # A player's last move should reach the screen; a card waiting out its interval
+            # would hold the shutdown up for nothing (the next tap redraws it).
+            await asyncio.gather(
+                services.redrawer.drain(timeout=5), services.card_redrawer.drain(timeout=1)
+            )
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services

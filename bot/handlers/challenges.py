@@ -1,8 +1,8 @@
 """Challenges on Telegram: the /challenge card, joining by deep link, live and final cards.
 
-Card edits are paced: a tap only marks the card for a refresh, and one job per card redraws
-it at most once per `card_interval` with the standings of that moment, so a hundred players
-cost the group a handful of edits a minute.
+Card edits are paced: a tap only asks for the card to be redrawn, and the card redrawer edits
+a group's cards at most once per `card_interval`, each time with the standings of that
+moment, so a hundred players cost the group a handful of edits a minute.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import InlineKeyboardMarkup, Update
+from telegram import Bot, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application
 
@@ -136,38 +136,26 @@ async def _card(
     return text, challenge_keyboard(t, link)
 
 
-def card_changed(context: BotContext, challenge_id: int) -> None:
-    """A standing may have moved: make sure one card refresh is on its way, not one per tap."""
-    job_queue = context.job_queue
-    assert job_queue is not None
-    name = f"card-{challenge_id}"
-    if job_queue.get_jobs_by_name(name):
+async def card_changed(context: BotContext, challenge_id: int) -> None:
+    """A standing may have moved: have the card redrawn soon, once for many taps."""
+    bot, services = context.bot, context.services
+    challenge = await services.storage.challenge(challenge_id)
+    if challenge is None or challenge.message_id is None:
         return
-    services = context.services
-    edited_at = services.card_edited_at
-    now = time.monotonic()
-    delay = max(0.0, edited_at.get(challenge_id, 0.0) + services.card_interval - now)
-    # Book the edit's time now: once the job starts it is no longer listed, and a tap
-    # landing before its first line runs would otherwise schedule a second edit at once.
-    edited_at[challenge_id] = now + delay
-    job_queue.run_once(_refresh_card, delay, data=challenge_id, name=name)
+
+    async def draw() -> None:
+        current = await services.storage.challenge(challenge_id)
+        if current is not None and not current.finished:
+            await _edit_card(bot, services, current)
+
+    services.card_redrawer.request(challenge.chat_id, challenge.message_id, draw)
 
 
-async def _refresh_card(context: BotContext) -> None:
-    assert context.job is not None
-    challenge_id: int = context.job.data  # type: ignore[assignment]
-    current = await context.services.storage.challenge(challenge_id)
-    if current is None or current.finished or current.message_id is None:
-        return
-    await _edit_card(context, current)
-
-
-async def _edit_card(context: BotContext, challenge: Challenge) -> None:
-    services = context.services
+async def _edit_card(bot: Bot, services: Services, challenge: Challenge) -> None:
     t = await _card_translator(services, challenge)
-    text, markup = await _card(context.bot.username, services, challenge, t)
+    text, markup = await _card(bot.username, services, challenge, t)
     try:
-        await context.bot.edit_message_text(
+        await bot.edit_message_text(
             text,
             chat_id=challenge.chat_id,
             message_id=challenge.message_id,
@@ -203,8 +191,6 @@ async def schedule_open_challenges(application: Application, services: Services)
 async def _end(context: BotContext) -> None:
     assert context.job is not None and context.job_queue is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    for job in context.job_queue.get_jobs_by_name(f"card-{challenge_id}"):
-        job.schedule_removal()
     services = context.services
     challenge = await services.storage.challenge(challenge_id)
     finished = None if challenge is None else await services.challenges.finish(challenge)
@@ -212,7 +198,7 @@ async def _end(context: BotContext) -> None:
         return
     t = await _card_translator(services, finished)
     if finished.message_id is not None:
-        await _edit_card(context, finished)
+        await _edit_card(context.bot, services, finished)
     standings = await services.storage.challenge_standings(finished.id, 1)
     try:
         await context.bot.send_message(
