@@ -35,6 +35,12 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
+# and in a group no more than the group can be answered (Telegram: about 20 a minute).
+MESSAGES_PER_SECOND = 1.0
+MESSAGE_BURST = 10.0
+GROUP_MESSAGES_PER_SECOND = 20 / 60
+GROUP_MESSAGE_BURST = 20.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -57,6 +63,8 @@ def _services(config: Config, storage: Storage) -> Services:
         card_redrawer=Redrawer(config.card_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
+        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
+        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
     )
 
 

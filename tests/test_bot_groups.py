@@ -384,3 +384,18 @@ async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
     await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
     (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
     assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
+
+
+async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bot, club):
+    anna, bob = club
+    mark = api.mark()
+    for i in range(300):
+        api.send_text((anna, bob)[i % 2].id, GROUP, "/help")
+    jan = User(api, 909, "Jan")
+    (welcome, _) = await jan.send("/start", replies=2)  # a private chat goes on meanwhile
+    assert welcome.startswith("Hi Jan!")
+    await asyncio.sleep(1.0)
+    answered = api.find_requests("sendMessage", after=mark, chat_id=GROUP)
+    assert 1 <= len(answered) <= 22  # a burst of twenty, plus what refilled meanwhile
+    async with asyncio.timeout(10):
+        await bot.stop()  # nothing is left queued behind the group

@@ -36,8 +36,10 @@ class Services:
     redrawer: Redrawer  # boards
     # Challenge cards, edited at most every card interval per group: a few a minute.
     card_redrawer: Redrawer
-    throttle: Throttle
-    hint_throttle: Throttle
+    throttle: Throttle  # taps per user
+    hint_throttle: Throttle  # hints per user
+    message_throttle: Throttle  # messages per user
+    group_message_throttle: Throttle  # messages per group
 
 
 class BotData:
