@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import BotCommand, LinkPreviewOptions
@@ -35,6 +36,12 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
+# and in a group no more than the group can be answered (Telegram: about 20 a minute).
+MESSAGES_PER_SECOND = 1.0
+MESSAGE_BURST = 10.0
+GROUP_MESSAGES_PER_SECOND = 20 / 60
+GROUP_MESSAGE_BURST = 20.0
 # How often the record of handled updates drops keys no redelivery can ask for any more.
 FORGET_DELIVERIES_EVERY = 3600.0
 
@@ -57,9 +64,11 @@ def _services(config: Config, storage: Storage) -> Services:
         hints=HintService(budget_ms=config.hint_budget_ms),
         deliveries=DeliveryLog(storage),
         redrawer=Redrawer(config.edit_interval),
+        card_redrawer=Redrawer(config.card_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-        card_interval=config.card_interval,
+        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
+        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
     )
 
 
@@ -124,7 +133,11 @@ def build_application(config: Config) -> Application:
     async def post_stop(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            await services.redrawer.drain(timeout=10)
+            # A player's last move should reach the screen; a card waiting out its interval
+            # would hold the shutdown up for nothing (the next tap redraws it).
+            await asyncio.gather(
+                services.redrawer.drain(timeout=5), services.card_redrawer.drain(timeout=1)
+            )
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services

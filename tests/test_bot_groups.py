@@ -519,3 +519,47 @@ async def test_a_board_redrawn_just_after_an_upgrade_is_no_error(api, bot):
     await api.wait_request("editMessageText", ok=False, chat_id=BASIC)
     board = await anna.open_board("/start", replies=2, chat_id=SUPER)  # after the notice here
     assert "1 move" in board.text  # the move was saved, and the game followed the group
+
+
+async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bot, club):
+    anna, bob = club
+    mark = api.mark()
+    for i in range(300):
+        api.send_text((anna, bob)[i % 2].id, GROUP, "/help")
+    jan = User(api, 909, "Jan")
+    (welcome, _) = await jan.send("/start", replies=2)  # a private chat goes on meanwhile
+    assert welcome.startswith("Hi Jan!")
+    await asyncio.sleep(1.0)
+    answered = api.find_requests("sendMessage", after=mark, chat_id=GROUP)
+    assert 1 <= len(answered) <= 22  # a burst of twenty, plus what refilled meanwhile
+    async with asyncio.timeout(10):
+        await bot.stop()  # nothing is left queued behind the group
+
+
+async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    await put_board(bot.database, BASIC, anna.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, moves=3)
+    mark = api.mark()
+    for _ in range(12):  # over Anna's budget: the last ones go unanswered
+        api.send_text(anna.id, BASIC, "/rules")
+    answered = -1
+    while answered != len(api.find_requests("sendMessage", after=mark)):  # until they stop
+        answered = len(api.find_requests("sendMessage", after=mark))
+        await asyncio.sleep(0.2)
+    api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
+    api.send_text(bob.id, SUPER, "/best")
+    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Best in" in t)
+    assert "1. Anna" in best.params["text"]
+
+
+async def test_an_answer_due_in_a_group_just_upgraded_goes_to_the_supergroup(api, bot):
+    anna = User(api, 101, "Anna")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    held = api.hold_next("sendMessage")
+    api.send_text(anna.id, BASIC, "/rules")
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    held.release()
+    await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "How to play" in t)

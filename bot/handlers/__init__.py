@@ -12,9 +12,10 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors, groups
+from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups
 from bot.presentation import callbacks
 
+FLOOD_GROUP = -2  # drops what is over budget before anything else runs
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
 
 
@@ -24,6 +25,7 @@ def _no_data(data: object) -> bool:
 
 
 def register(application: Application) -> None:
+    application.add_handler(TypeHandler(Update, flood.drop_excess_messages), group=FLOOD_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     players_only = ~filters.SenderChat.ALL
     for command in commands.COMMANDS:

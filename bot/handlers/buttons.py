@@ -56,7 +56,7 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if result.changed and result.stored is not None:
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
         if result.stored.challenge_id is not None:
-            challenges.card_changed(context, result.stored.challenge_id)
+            await challenges.card_changed(context, result.stored.challenge_id)
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:

@@ -69,4 +69,4 @@ async def migrated(update: Update, context: BotContext) -> None:
     else:
         assert message.migrate_from_chat_id is not None
         old, new = message.migrate_from_chat_id, message.chat.id
-    await challenges.follow_group(context, old, new)
+    await challenges.follow_group(context.bot, context.services, old, new)
