@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import BotCommand, LinkPreviewOptions
@@ -20,6 +21,7 @@ from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
@@ -36,6 +38,14 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
+# and in a group no more than the group can be answered (Telegram: about 20 a minute).
+MESSAGES_PER_SECOND = 1.0
+MESSAGE_BURST = 10.0
+GROUP_MESSAGES_PER_SECOND = 20 / 60
+GROUP_MESSAGE_BURST = 20.0
+# How often the record of handled updates drops keys no redelivery can ask for any more.
+FORGET_DELIVERIES_EVERY = 3600.0
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -58,15 +68,23 @@ def _services(config: Config, storage: Storage) -> Services:
         workers=workers,
         hints=HintService(workers, budget_ms=config.hint_budget_ms),
         sharing=SharingService(storage, locks, games),
+        deliveries=DeliveryLog(storage),
         redrawer=Redrawer(config.edit_interval),
+        card_redrawer=Redrawer(config.card_interval),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-        card_interval=config.card_interval,
+        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
+        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
     )
 
 
 async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application, context.services)
+
+
+async def _forget_old_deliveries(context: BotContext) -> None:
+    forgotten = await context.services.deliveries.forget_old()
+    log.debug("forgot %d handled updates too old to be delivered again", forgotten)
 
 
 def build_application(config: Config) -> Application:
@@ -106,8 +124,11 @@ def build_application(config: Config) -> Application:
             services.workers.start_workers()
         await _set_command_menus(application)
         await schedule_open_challenges(application, services)
+        assert application.job_queue is not None
+        application.job_queue.run_repeating(
+            _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+        )
         if storage.shared:
-            assert application.job_queue is not None
             application.job_queue.run_repeating(
                 _schedule_open_challenges,
                 interval=config.challenge_sync_interval,
@@ -118,7 +139,11 @@ def build_application(config: Config) -> Application:
     async def post_stop(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            await services.redrawer.drain(timeout=10)
+            # A player's last move should reach the screen; a card waiting out its interval
+            # would hold the shutdown up for nothing (the next tap redraws it).
+            await asyncio.gather(
+                services.redrawer.drain(timeout=5), services.card_redrawer.drain(timeout=1)
+            )
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services

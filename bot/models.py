@@ -77,3 +77,11 @@ class Standing:
     score: int
     highest: int
     moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """What the first delivery of an update did, for a later delivery of it to repeat."""
+
+    outcome: str
+    created_id: int | None = None

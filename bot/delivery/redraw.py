@@ -59,6 +59,13 @@ class Redrawer:
                 self._dirty.pop(chat_id, None)
 
     async def drain(self, timeout: float) -> None:
-        """Let pending redraws finish (at shutdown), but never wait longer than `timeout`."""
-        if self._workers:
-            await asyncio.wait(list(self._workers.values()), timeout=timeout)
+        """At shutdown: let pending redraws finish for up to `timeout`, then drop the rest.
+
+        A dropped redraw loses nothing: the state is saved, and the next tap draws it.
+        """
+        if not self._workers:
+            return
+        _, late = await asyncio.wait(list(self._workers.values()), timeout=timeout)
+        for worker in late:
+            worker.cancel()
+        await asyncio.gather(*late, return_exceptions=True)

@@ -160,6 +160,16 @@ class FakeBotApi:
         """
         return self.world.add_group(chat_id, title, admins, creator, members)
 
+    def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
+        """Admin ``user_id`` upgrades basic group ``chat_id`` to supergroup ``new_chat_id``.
+
+        Both chats get a service message for the bot (``migrate_to_chat_id`` in the old one,
+        ``migrate_from_chat_id`` in the new one); calls naming the old chat then fail with
+        400 "group chat was upgraded to a supergroup chat" and the new id in ``parameters``.
+        """
+        self._cursor = len(self.log)
+        self.world.upgrade_group(chat_id, new_chat_id, user_id)
+
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
         """The user blocks (or unblocks) the bot: sends then fail with 403."""
         self.world.chat(user_id).blocked = blocked
@@ -369,6 +379,11 @@ class FakeBotApi:
     def webhook_targets(self, targets: list[str] | None) -> None:
         self.webhook.targets = list(targets) if targets else None
         self.world.notifier.notify()
+
+    def lose_webhook_answers(self, count: int = 1) -> None:
+        """The webhook's next ``count`` answers are lost on their way back (a connection
+        dropped, a timeout): the bot handled those updates, and Telegram sends them again."""
+        self.webhook.lost_answers += count
 
     @property
     def webhook_deliveries(self) -> list[Delivery]:

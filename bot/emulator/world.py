@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CHAT_NOT_FOUND, bad_request
+from .errors import CHAT_NOT_FOUND, GROUP_UPGRADED, ApiError, bad_request
 from .html import utf16_len
 from .inline import InlineQuery, chosen_content
 from .media import Files
@@ -62,6 +62,9 @@ class Chat:
     blocked: bool = False
     menu_button: dict[str, Any] | None = None
     next_message_id: int = 1
+    # A basic group upgraded to a supergroup: the supergroup's id. The old chat keeps its
+    # messages, but every Bot API call naming it fails with the new id attached.
+    migrated_to: int | None = None
 
 
 # Telegram's stand-in sender for messages an anonymous admin writes as the group.
@@ -89,6 +92,8 @@ class StoredMessage:
     media: dict[str, Any] | None = None
     # Posted by a user through the bot's inline mode ("via @bot").
     via_bot: bool = False
+    # A service message's fields (migrate_to_chat_id, ...); such a message has no text.
+    service: dict[str, Any] | None = None
 
 
 @dataclass
@@ -221,7 +226,9 @@ class World:
         if msg.via_bot:
             data["via_bot"] = self.user_dict(self.bot_id)
         entities = [dict(entity) for entity in msg.entities]
-        if msg.media is None:
+        if msg.service is not None:
+            data.update(msg.service)
+        elif msg.media is None:
             data["text"] = msg.text
             if entities:
                 data["entities"] = entities
@@ -303,10 +310,16 @@ class World:
     # ----- lookups ----------------------------------------------------------------------
 
     def chat(self, chat_id: Any) -> Chat:
-        """The chat for a ``chat_id`` parameter, or Telegram's ``chat not found``."""
+        """The chat for a ``chat_id`` parameter, or Telegram's ``chat not found``.
+
+        A group upgraded to a supergroup answers with Telegram's error naming the new id.
+        """
         if not isinstance(chat_id, int) or chat_id not in self.chats:
             raise bad_request(CHAT_NOT_FOUND)
-        return self.chats[chat_id]
+        chat = self.chats[chat_id]
+        if chat.migrated_to is not None:
+            raise ApiError(400, GROUP_UPGRADED, migrate_to_chat_id=chat.migrated_to)
+        return chat
 
     def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
         """A stored, not deleted message."""
@@ -335,6 +348,7 @@ class World:
         sender_chat_id: int | None = None,
         media: dict[str, Any] | None = None,
         via_bot: bool = False,
+        service: dict[str, Any] | None = None,
     ) -> StoredMessage:
         """Append a message to a chat and broadcast a ``message`` event."""
         msg = StoredMessage(
@@ -350,6 +364,7 @@ class World:
             sender_chat_id=sender_chat_id,
             media=media,
             via_bot=via_bot,
+            service=service,
         )
         chat.next_message_id += 1
         self.messages[chat.id][msg.message_id] = msg
@@ -469,6 +484,8 @@ class World:
         if chat_id not in self.chats:
             raise ValueError(f"unknown chat {chat_id}")
         chat = self.chats[chat_id]
+        if chat.migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is now supergroup {chat.migrated_to}")
         if chat.type == "private":
             if chat.user_id != user_id:
                 raise ValueError(f"user {user_id} cannot write in private chat {chat_id}")
@@ -504,6 +521,8 @@ class World:
         msg = self.message(chat_id, message_id)
         if msg is None:
             raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        if self.chats[chat_id].migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is now supergroup {self.chats[chat_id].migrated_to}")
         if strict:
             buttons = [
                 button.get("callback_data")
@@ -608,6 +627,30 @@ class World:
         if self._visible_to_bot(chat, msg):
             self.enqueue_update("message", wire)
         return wire
+
+    def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
+        """An admin upgrades a basic group to a supergroup, which gets a new id.
+
+        As on Telegram: the supergroup has the group's title and members, each chat gets a
+        service message naming the other (delivered whatever the privacy mode), and from
+        then on every call naming the old chat fails with the new id attached.
+        """
+        old = self.chats.get(chat_id)
+        if old is None or old.type != "group" or old.migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is not a basic group")
+        if new_chat_id in self.chats or new_chat_id > -1_000_000_000_000:
+            raise ValueError(f"{new_chat_id} is not a free supergroup id (-100...)")
+        if not self.is_admin(old, user_id):
+            raise ValueError(f"only an admin of chat {chat_id} can upgrade it")
+        self.add_group(new_chat_id, old.title or "", old.admins, old.creator, old.members)
+        new = self.chats[new_chat_id]
+        for chat, service in (
+            (old, {"migrate_to_chat_id": new_chat_id}),
+            (new, {"migrate_from_chat_id": chat_id}),
+        ):
+            msg = self.store_message(chat, user_id, "", service=service)
+            self.enqueue_update("message", self.message_dict(msg))
+        old.migrated_to = new_chat_id
 
     # ----- commands -----------------------------------------------------------------------
 

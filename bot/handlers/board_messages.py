@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Bot, InlineKeyboardMarkup, Message
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 
 from bot.handlers.context import BotContext, Services
 from bot.models import StoredGame
@@ -102,9 +102,10 @@ def request_redraw(
             return
         try:
             await edit_board(bot, services, latest, message_id, t, view)
-        except (NetworkError, RetryAfter, Forbidden) as error:
-            # Timeouts, a flood limit past its retries, a player who blocked the bot: the
-            # move is saved, and the next tap (or /start) draws the board again.
+        except (NetworkError, RetryAfter, Forbidden, ChatMigrated) as error:
+            # Timeouts, a flood limit past its retries, a player who blocked the bot, a group
+            # upgraded to a supergroup (its old messages stay behind): the move is saved, and
+            # the next tap (or /start) draws the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
         if not services.storage.shared:

@@ -1,8 +1,8 @@
 """Challenges on Telegram: the /challenge card, joining by deep link, live and final cards.
 
-Card edits are paced: a tap only marks the card for a refresh, and one job per card redraws
-it at most once per `card_interval` with the standings of that moment, so a hundred players
-cost the group a handful of edits a minute.
+Card edits are paced: a tap only asks for the card to be redrawn, and the card redrawer edits
+a group's cards at most once per `card_interval`, each time with the standings of that
+moment, so a hundred players cost the group a handful of edits a minute.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, TelegramError
+from telegram import Bot, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import Application
 
 from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import Audience, BotContext, Services
 from bot.handlers.replies import reply
 from bot.models import Challenge
@@ -61,6 +62,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         )
         return
     services = context.services
+    delivery = delivery_key(update)
     created = await services.challenges.create(
         aud.chat_id,
         update.effective_chat.title or "",
@@ -68,6 +70,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         aud.player.user_id,
         size,
         duration,
+        delivery,
     )
     if created is None:
         await reply(
@@ -79,17 +82,40 @@ async def challenge(update: Update, context: BotContext) -> None:
             ),
         )
         return
+    if created.message_id is not None:
+        return  # a repeated delivery of the command: its card is in the group already
     text, markup = await _card(context.bot.username, services, created, t)
-    message = await reply(update, text, reply_markup=markup)
-    await services.challenges.set_card(created, message.message_id)
+    try:
+        message = await reply(update, text, reply_markup=markup)
+    except TelegramError as error:  # removed from the group, network trouble
+        # Without its card nobody can join: it must not hold one of the group's places.
+        withdrawn = await services.challenges.withdraw(created, delivery)
+        log.warning(
+            "card of challenge %s not posted (%s); %s",
+            created.id,
+            error,
+            "withdrawn" if withdrawn else "another delivery posted one",
+        )
+        return
+    await _keep_card(services, created, message)
     schedule_end(context.application, created)
+
+
+async def _keep_card(services: Services, challenge: Challenge, message: Message) -> None:
+    """Make `message` the challenge's card, or delete it if another card beat it there."""
+    if await services.challenges.set_card(challenge, message.message_id):
+        return
+    try:
+        await message.delete()
+    except TelegramError as error:
+        log.warning("second card of challenge %s not deleted: %s", challenge.id, error)
 
 
 async def join(update: Update, context: BotContext, aud: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
     services = context.services
     t = aud.post
-    result = await services.challenges.join(start_payload, aud.player.user_id)
+    result = await services.challenges.join(start_payload, aud.player.user_id, delivery_key(update))
     if result.status is JoinStatus.INVALID:
         await reply(
             update, t._("This challenge link doesn't work. Ask for a new one in the group.")
@@ -137,43 +163,48 @@ async def _card(
     return text, challenge_keyboard(t, link)
 
 
-def card_changed(context: BotContext, challenge_id: int) -> None:
-    """A standing may have moved: make sure one card refresh is on its way, not one per tap."""
-    job_queue = context.job_queue
-    assert job_queue is not None
-    name = f"card-{challenge_id}"
-    if job_queue.get_jobs_by_name(name):
+async def card_changed(context: BotContext, challenge_id: int) -> None:
+    """A standing may have moved: have the card redrawn soon, once for many taps."""
+    bot, services = context.bot, context.services
+    challenge = await services.storage.challenge(challenge_id)
+    if challenge is None or challenge.message_id is None:
         return
-    services = context.services
-    edited_at = services.card_edited_at
-    now = time.monotonic()
-    delay = max(0.0, edited_at.get(challenge_id, 0.0) + services.card_interval - now)
-    # Book the edit's time now: once the job starts it is no longer listed, and a tap
-    # landing before its first line runs would otherwise schedule a second edit at once.
-    edited_at[challenge_id] = now + delay
-    job_queue.run_once(_refresh_card, delay, data=challenge_id, name=name)
+    message_id = challenge.message_id
+
+    async def draw() -> None:
+        current = await services.storage.challenge(challenge_id)
+        # Not a card that has gone: a group that moved has its card posted anew already.
+        if current is not None and not current.finished and current.message_id == message_id:
+            await show_card(bot, services, current)
+
+    services.card_redrawer.request(challenge.chat_id, message_id, draw)
 
 
-async def _refresh_card(context: BotContext) -> None:
-    assert context.job is not None
-    challenge_id: int = context.job.data  # type: ignore[assignment]
-    current = await context.services.storage.challenge(challenge_id)
-    if current is None or current.finished or current.message_id is None:
-        return
-    await _edit_card(context, current)
+async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
+    """Bring the challenge's card up to date: edit it, or post one if it has none.
 
-
-async def _edit_card(context: BotContext, challenge: Challenge) -> None:
-    services = context.services
+    A challenge has no card after its group moved to a new id, which a send to the old id
+    may be the first to tell: then the group is moved (`follow_group`) and the card posted
+    in the new chat.
+    """
     t = await _card_translator(services, challenge)
-    text, markup = await _card(context.bot.username, services, challenge, t)
+    text, markup = await _card(bot.username, services, challenge, t)
     try:
-        await context.bot.edit_message_text(
-            text,
-            chat_id=challenge.chat_id,
-            message_id=challenge.message_id,
-            reply_markup=markup,
-        )
+        if challenge.message_id is None:
+            message = await bot.send_message(challenge.chat_id, text, reply_markup=markup)
+            await _keep_card(services, challenge, message)
+        else:
+            await bot.edit_message_text(
+                text,
+                chat_id=challenge.chat_id,
+                message_id=challenge.message_id,
+                reply_markup=markup,
+            )
+    except ChatMigrated as error:
+        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+        moved = await services.storage.challenge(challenge.id)
+        if moved is not None and moved.finished:  # `follow_group` posts the open ones
+            await show_card(bot, services, moved)
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
@@ -181,9 +212,19 @@ async def _edit_card(context: BotContext, challenge: Challenge) -> None:
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
+async def follow_group(bot: Bot, services: Services, old: int, new: int) -> None:
+    """Group `old` is now supergroup `new`: move what the bot keeps of it there, and post
+    the cards of its running challenges anew (the old messages stay in the old chat)."""
+    for challenge in await services.players.move_group(old, new):
+        await show_card(bot, services, challenge)
+
+
 def schedule_end(application: Application, challenge: Challenge) -> None:
+    """Have the challenge end on time, by one job per process however often it is asked."""
     job_queue = application.job_queue
     assert job_queue is not None
+    if job_queue.get_jobs_by_name(f"end-{challenge.id}"):
+        return
     delay = max(0.0, challenge.ends_at - time.time())
     job_queue.run_once(_end, delay, data=challenge.id, name=f"end-{challenge.id}")
 
@@ -195,29 +236,29 @@ async def schedule_open_challenges(application: Application, services: Services)
     challenge on time, and `finish` lets exactly one of them post the final card and the
     winner, so a challenge does not wait for a restart if the process that made it is gone.
     """
-    assert application.job_queue is not None
     for challenge in await services.storage.open_challenges():
-        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
-            schedule_end(application, challenge)
+        schedule_end(application, challenge)
 
 
 async def _end(context: BotContext) -> None:
     assert context.job is not None and context.job_queue is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    for job in context.job_queue.get_jobs_by_name(f"card-{challenge_id}"):
-        job.schedule_removal()
     services = context.services
     challenge = await services.storage.challenge(challenge_id)
     finished = None if challenge is None else await services.challenges.finish(challenge)
     if finished is None:
         return
+    await show_card(context.bot, services, finished)
+    # Showing the card may have found the group under a new id: announce the winner there.
+    finished = await services.storage.challenge(finished.id) or finished
     t = await _card_translator(services, finished)
-    if finished.message_id is not None:
-        await _edit_card(context, finished)
     standings = await services.storage.challenge_standings(finished.id, 1)
+    text = winner_text(t, finished, standings[0] if standings else None)
     try:
-        await context.bot.send_message(
-            finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
-        )
+        try:
+            await context.bot.send_message(finished.chat_id, text)
+        except ChatMigrated as error:
+            await follow_group(context.bot, services, finished.chat_id, error.new_chat_id)
+            await context.bot.send_message(error.new_chat_id, text)
     except TelegramError as error:
         log.warning("winner of challenge %s not announced: %s", finished.id, error)

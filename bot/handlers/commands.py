@@ -10,6 +10,7 @@ from telegram import Update
 
 from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import BotContext
 from bot.handlers.replies import reply
 from bot.presentation import render, texts
@@ -53,7 +54,7 @@ async def new(update: Update, context: BotContext) -> None:
             update, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
         )
         return
-    stored = await services.games.start(aud.chat_id, _user_id(update), size)
+    stored = await services.games.start(aud.chat_id, _user_id(update), size, delivery_key(update))
     await send_board(context.bot, services, stored, aud.post, aud.player.view)
 
 
@@ -92,8 +93,12 @@ async def view(update: Update, context: BotContext) -> None:
     """Switch between the emoji grid and the numbers grid, then show the board that way."""
     aud = context.audience
     services = context.services
-    new_view = "numbers" if aud.player.view == "emoji" else "emoji"
-    await services.players.set_view(aud.chat_id, _user_id(update), new_view)
+    new_view = await services.players.set_view(
+        aud.chat_id,
+        _user_id(update),
+        "numbers" if aud.player.view == "emoji" else "emoji",
+        delivery_key(update),
+    )
     t = aud.post
     notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
     await reply(update, notice + " " + t._("/view switches back."))

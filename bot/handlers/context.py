@@ -6,9 +6,8 @@ contexttypesbot example) instead of fishing untyped objects out of `bot_data` by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cachetools import TTLCache
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
@@ -17,6 +16,7 @@ from bot.delivery.throttle import Throttle
 from bot.models import Player
 from bot.presentation.i18n import Translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
@@ -38,17 +38,14 @@ class Services:
     workers: WorkerPool
     hints: HintService
     sharing: SharingService
-    redrawer: Redrawer
-    throttle: Throttle
-    hint_throttle: Throttle
-    # Seconds between two edits of one challenge card: a few a minute, whatever the load.
-    card_interval: float = 20.0
-    # When each challenge card was (or is booked to be) edited last; an entry older than two
-    # intervals no longer delays anything.
-    card_edited_at: TTLCache[int, float] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.card_edited_at = TTLCache(maxsize=100_000, ttl=2 * self.card_interval)
+    deliveries: DeliveryLog  # updates handled, so a redelivery applies once
+    redrawer: Redrawer  # boards
+    # Challenge cards, edited at most every card interval per group: a few a minute.
+    card_redrawer: Redrawer
+    throttle: Throttle  # taps per user
+    hint_throttle: Throttle  # hints per user
+    message_throttle: Throttle  # messages per user
+    group_message_throttle: Throttle  # messages per group
 
 
 class BotData:

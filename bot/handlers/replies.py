@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +24,16 @@ def offered(query: CallbackQuery) -> bool:
 
 
 async def reply(update: Update, text: str, **kwargs: object) -> Message:
-    """Answer the message the update carries, in its chat."""
-    assert update.effective_message is not None
-    return await update.effective_message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+    """Answer the message the update carries, in its chat.
+
+    A group upgraded to a supergroup since the message was sent gets the answer there.
+    """
+    message = update.effective_message
+    assert message is not None
+    try:
+        return await message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+    except ChatMigrated as error:
+        return await message.get_bot().send_message(error.new_chat_id, text, **kwargs)  # type: ignore[arg-type]
 
 
 async def show_text(query: CallbackQuery, text: str) -> None:

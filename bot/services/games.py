@@ -2,7 +2,8 @@
 
 Handlers call exactly one function here per update. Each call that writes takes the chat's
 lock and one transaction (`ChatLocks.writing`) and commits before it returns, so the board a
-handler draws afterwards is always one the database already holds.
+handler draws afterwards is always one the database already holds. Calls that a redelivered
+update would repeat take its key (`delivery`, see bot/services/deliveries.py) and apply once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import engine
-from bot.models import Action, StoredGame
+from bot.models import Action, Delivery, StoredGame
+from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
@@ -38,6 +40,21 @@ class TapResult:
     @property
     def changed(self) -> bool:
         return self.outcome is not None and self.outcome.changes_game
+
+    @property
+    def recorded(self) -> str:
+        """The result as a delivery's record keeps it: "status" or "status:outcome"."""
+        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
+
+
+def _repeated(first: Delivery, stored: StoredGame | None) -> TapResult:
+    """The first delivery's result again, with the game as it is now."""
+    status, _, outcome = first.outcome.partition(":")
+    return TapResult(
+        TapStatus(status),
+        None if status == TapStatus.UNKNOWN_GAME else stored,
+        engine.Outcome(outcome) if outcome else None,
+    )
 
 
 def parse_size(word: str) -> int | None:
@@ -66,10 +83,22 @@ class GameService:
         self._clock = clock
         self._new_seed = new_seed
 
-    async def start(self, chat_id: int, owner_id: int, size: int) -> StoredGame:
-        """A new game for this player in this chat; a running one ends (its records stay)."""
+    async def start(
+        self, chat_id: int, owner_id: int, size: int, delivery: str | None = None
+    ) -> StoredGame:
+        """A new game for this player in this chat; a running one ends (its records stay).
+
+        A repeated delivery gets the game its first delivery started, not another one.
+        """
         async with self._locks.writing(chat_id) as storage:
-            return await self._start(storage, chat_id, owner_id, size)
+            first = await claim(storage, delivery, self._clock())
+            if first is not None and first.created_id is not None:
+                started = await storage.game(first.created_id)
+                if started is not None:
+                    return started
+            stored = await self._start(storage, chat_id, owner_id, size)
+            await record(storage, delivery, "started", stored.id)
+            return stored
 
     async def _start(
         self,
@@ -134,32 +163,54 @@ class GameService:
             return TapResult(TapStatus.OLD_GAME, stored)
         return None
 
-    async def tap(self, chat_id: int, user_id: int, game_id: int, action: Action) -> TapResult:
+    async def tap(
+        self,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        delivery: str | None = None,
+    ) -> TapResult:
+        """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
         now = self._clock()
         async with self._locks.writing(chat_id) as storage:
-            stored = await storage.game(game_id)
-            refusal = self._refusal(stored, chat_id, user_id, now)
-            if refusal is not None:
-                return refusal
-            assert stored is not None
-            before = stored.game
-            turn = engine.act(before, action, now)
-            if not turn.changed:
-                return TapResult(TapStatus.APPLIED, stored, turn.outcome)
-            after = turn.game
-            new_play = not stored.played_counted and after.moves > 0
-            played_counted = stored.played_counted or new_play
-            await storage.update_game(
-                stored, after, now, played_counted=played_counted, action=action
-            )
-            won = turn.outcome is engine.Outcome.WON
-            await storage.add_to_records(
-                stored.owner_id,
-                after,
-                new_play=new_play,
-                new_win=won and not before.ever_won,
-                won_now=after.win if won else None,
-            )
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return _repeated(first, await storage.game(game_id))
+            result = await self._tap(storage, chat_id, user_id, game_id, action, now)
+            await record(storage, delivery, result.recorded)
+        return result
+
+    async def _tap(
+        self,
+        storage: Storage,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        now: float,
+    ) -> TapResult:
+        stored = await storage.game(game_id)
+        refusal = self._refusal(stored, chat_id, user_id, now)
+        if refusal is not None:
+            return refusal
+        assert stored is not None
+        before = stored.game
+        turn = engine.act(before, action, now)
+        if not turn.changed:
+            return TapResult(TapStatus.APPLIED, stored, turn.outcome)
+        after = turn.game
+        new_play = not stored.played_counted and after.moves > 0
+        played_counted = stored.played_counted or new_play
+        await storage.update_game(stored, after, now, played_counted=played_counted, action=action)
+        won = turn.outcome is engine.Outcome.WON
+        await storage.add_to_records(
+            stored.owner_id,
+            after,
+            new_play=new_play,
+            new_win=won and not before.ever_won,
+            won_now=after.win if won else None,
+        )
         return TapResult(
             TapStatus.APPLIED,
             replace(stored, game=after, played_counted=played_counted, hint=None),
@@ -181,11 +232,21 @@ class GameService:
             return TapResult(TapStatus.APPLIED, stored, engine.Outcome.GAME_OVER)
         return TapResult(TapStatus.SEARCH, stored)
 
-    async def save_hint(self, searched: StoredGame, direction: str) -> StoredGame | None:
-        """Keep the hint, unless the game moved on while the search ran (then it is stale)."""
+    async def save_hint(
+        self, searched: StoredGame, direction: str, delivery: str | None = None
+    ) -> StoredGame | None:
+        """Keep the hint, unless the game moved on while the search ran (then it is stale).
+
+        A repeated delivery counts no second hint: it gets the game with the hint the first
+        one saved, while that is still on the board.
+        """
         async with self._locks.writing(searched.chat_id) as storage:
+            first = await claim(storage, delivery, self._clock())
             current = await storage.game(searched.id)
             if current is None or current.game != searched.game or not current.active:
                 return None
+            if first is not None:
+                return current if current.hint is not None else None
             await storage.save_hint(current, direction)
+            await record(storage, delivery, direction)
         return replace(current, hint=direction, hints=current.hints + 1)

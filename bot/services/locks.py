@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from bot.storage import Storage
 
@@ -29,7 +29,14 @@ class ChatLocks:
         return lock
 
     @asynccontextmanager
-    async def writing(self, chat_id: int) -> AsyncIterator[Storage]:
-        """Hold the chat's lock and one open transaction; yields the storage to write with."""
-        async with self._lock(chat_id), self._storage.transaction():
-            yield self._storage
+    async def writing(self, *chat_ids: int) -> AsyncIterator[Storage]:
+        """Hold the chat's lock and one open transaction; yields the storage to write with.
+
+        Work that spans chats (a group moving to a new id) holds each one's lock, taken in
+        one order everywhere, so two such calls never wait for each other in a circle.
+        """
+        async with AsyncExitStack() as held:
+            for chat_id in sorted(set(chat_ids)):
+                await held.enter_async_context(self._lock(chat_id))
+            async with self._storage.transaction():
+                yield self._storage

@@ -131,7 +131,19 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN hint TEXT",
         "ALTER TABLE records ADD COLUMN hints_used INTEGER NOT NULL DEFAULT 0",
     ),
-    # 4: replays, shared pictures and duels.
+    # 4: exactly once. Telegram delivers an update again when its answer did not arrive in
+    # time; the update's key, claimed in the transaction that applied it, makes the second
+    # delivery repeat the recorded outcome (and what it created) instead of applying it again.
+    (
+        """CREATE TABLE deliveries (
+            key TEXT PRIMARY KEY,
+            outcome TEXT NOT NULL,
+            created_id {bigint},
+            created_at {real} NOT NULL
+        )""",
+        "CREATE INDEX deliveries_age ON deliveries (created_at)",
+    ),
+    # 5: replays, shared pictures and duels.
     (
         # One letter per action (engine.ACTION_CODES); NULL for games saved before: no replay.
         "ALTER TABLE games ADD COLUMN actions TEXT",

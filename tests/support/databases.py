@@ -89,6 +89,17 @@ async def execute_sql(database: Database, sql: str, *params: Any) -> int:
         await store.close()
 
 
+async def count_rows(database: Database, table: str, where: str = "1 = 1", *params: Any) -> int:
+    """How many rows of `table` match `where` (with `?` placeholders), on either backend."""
+    store = await open_storage(database)
+    try:
+        row = await store._fetchrow(f"SELECT count(*) FROM {table} WHERE {where}", params)
+    finally:
+        await store.close()
+    assert row is not None
+    return row[0]
+
+
 async def put_board(
     database: Database, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
 ) -> engine.Game:
