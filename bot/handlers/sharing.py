@@ -18,6 +18,7 @@ from telegram import (
 from telegram.constants import ChatAction
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+import engine
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
 from bot.handlers.context import BotContext
@@ -105,14 +106,17 @@ async def share(update: Update, context: BotContext) -> None:
     link = _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
     name = (await context.services.players.player(stored.owner_id)).name
-    caption = texts.duel_caption(t, name, stored.game) if link else None
+    if link is None:  # a game from before actions were logged: a picture, but no duel
+        caption = texts.card_caption(t, name, stored.game)
+    else:
+        caption = texts.duel_caption(t, name, stored.game)
     try:
         await _card(
             context,
             aud.chat_id,
             stored,
             t,
-            caption or texts.card_caption(t, name, stored.game),
+            caption,
             reply_markup=texts.card_keyboard(t, link, inline_mode),
         )
     except Busy:
@@ -130,7 +134,8 @@ async def replay(update: Update, context: BotContext) -> None:
     sharing = context.services.sharing
     subject = await sharing.subject(aud.chat_id, aud.player.user_id)
     if args and args[0] == "best" and len(args) <= 2:
-        size = parse_size(args[1]) if len(args) == 2 else (subject.game.size if subject else 4)
+        default = subject.game.size if subject else engine.SIZES[0]
+        size = parse_size(args[1]) if len(args) == 2 else default
         if size is None:
             await reply(update, t._("Try /replay, or /replay best 4, 5 or 6."))
             return
@@ -204,14 +209,15 @@ async def inline_query(update: Update, context: BotContext) -> None:
     if latest is not None and latest.game.moves > 0:
         link = _duel_link(context, latest)
         if link is not None:
-            offers.append(
-                (f"duel-{latest.id}", latest, texts.duel_caption(t, name, latest.game), link)
-            )
+            # The id names the game and how far it got: a later query shows a later card.
+            result_id = f"duel-{latest.id}-{len(latest.actions or '')}"
+            offers.append((result_id, latest, texts.duel_caption(t, name, latest.game), link))
     for size, best in (await sharing.best_games(user.id)).items():
         offers.append(
             (f"best-{size}-{best.id}", best, texts.card_caption(t, name, best.game), None)
         )
     results = []
+    unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
     try:
         for result_id, stored, caption, link in offers:
             photo = await _uploaded_card(context, user.id, stored, t)
@@ -223,12 +229,12 @@ async def inline_query(update: Update, context: BotContext) -> None:
                     reply_markup=texts.card_keyboard(t, link, inline_mode=False),
                 )
             )
-    except Forbidden:  # never started the bot, or blocked it: nowhere to upload to
-        results = []
-    except Busy:
+    except Forbidden:  # never started the bot, or blocked it
+        results, unreachable = [], True
+    except Busy:  # a replay is being drawn for them: the cards can wait for the next query
         results = []
     button = None
-    if not results:
+    if unreachable:
         button = InlineQueryResultsButton(t._("Play 2048 first"), start_parameter="inline")
     await query.answer(results, cache_time=10, is_personal=True, button=button)
 

@@ -220,7 +220,7 @@ _CHANGING = (
 )
 
 
-def _draw(t: Translator, figures: CardFigures) -> Image.Image:
+def card_image(t: Translator, figures: CardFigures) -> Image.Image:
     image = _frame_base(t, figures.size).copy()
     _, cell = board_geometry(figures.size)
     for index, value in enumerate(figures.board):
@@ -238,10 +238,6 @@ def _fitting_name(name: str) -> str:
     while name and font(30).getlength(name + "…") > BOARD:
         name = name[:-1]
     return name + "…"
-
-
-def card_image(t: Translator, figures: CardFigures) -> Image.Image:
-    return _draw(t, figures)
 
 
 def card_png(t: Translator, figures: CardFigures) -> bytes:

@@ -211,9 +211,10 @@ class GameService:
             new_win=won and not before.ever_won,
             won_now=after.win if won else None,
         )
+        logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
         return TapResult(
             TapStatus.APPLIED,
-            replace(stored, game=after, played_counted=played_counted, hint=None),
+            replace(stored, game=after, played_counted=played_counted, hint=None, actions=logged),
             turn.outcome,
         )
 
