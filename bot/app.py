@@ -20,10 +20,13 @@ from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
+from bot.services.sharing import SharingService
+from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
@@ -34,6 +37,14 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
+# and in a group no more than the group can be answered (Telegram: about 20 a minute).
+MESSAGES_PER_SECOND = 1.0
+MESSAGE_BURST = 10.0
+GROUP_MESSAGES_PER_SECOND = 20 / 60
+GROUP_MESSAGE_BURST = 20.0
+# How often the record of handled updates drops keys no redelivery can ask for any more.
+FORGET_DELIVERIES_EVERY = 3600.0
 # At shutdown, queued messages and edits get this many seconds to go out.
 SHUTDOWN_DRAIN = 5.0
 
@@ -48,21 +59,33 @@ async def _set_command_menus(application: Application) -> None:
 
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
+    workers = WorkerPool()
+    games = GameService(storage, locks)
     return Services(
         storage=storage,
         players=PlayerService(storage, locks),
-        games=GameService(storage, locks),
+        games=games,
         challenges=ChallengeService(storage, locks),
-        hints=HintService(budget_ms=config.hint_budget_ms),
+        workers=workers,
+        hints=HintService(workers, budget_ms=config.hint_budget_ms),
+        sharing=SharingService(storage, locks, games),
+        deliveries=DeliveryLog(storage),
         pacer=pacer,
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
+        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
+        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
         card_interval=config.card_interval,
     )
 
 
 async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application, context.services)
+
+
+async def _forget_old_deliveries(context: BotContext) -> None:
+    forgotten = await context.services.deliveries.forget_old()
+    log.debug("forgot %d handled updates too old to be delivered again", forgotten)
 
 
 def build_application(config: Config) -> Application:
@@ -100,11 +123,14 @@ def build_application(config: Config) -> Application:
         storage = await open_storage(config.database_url or config.database)
         services = application.bot_data.services = _services(config, storage, pacer)
         if config.hint_workers_at_start:
-            services.hints.start_workers()
+            services.workers.start_workers()
         await _set_command_menus(application)
         await schedule_open_challenges(application, services)
+        assert application.job_queue is not None
+        application.job_queue.run_repeating(
+            _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+        )
         if storage.shared:
-            assert application.job_queue is not None
             application.job_queue.run_repeating(
                 _schedule_open_challenges,
                 interval=config.challenge_sync_interval,
@@ -115,12 +141,14 @@ def build_application(config: Config) -> Application:
     async def post_stop(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
+            # A player's last move should reach the screen; a card waiting out its interval
+            # would hold the shutdown up for nothing (the next tap redraws it).
             await services.pacer.drain(timeout=SHUTDOWN_DRAIN)
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            services.hints.close()
+            services.workers.close()
             await services.storage.close()
 
     application = (

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
+from bot.emulator import StoredMessage
 from bot.presentation.render import tile_emoji
-from tests.support.boards import buttons, grid
-from tests.support.databases import execute_sql, put_board, stored_game
+from tests.support.boards import buttons, grid, moving_code
+from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import User
 
 GROUP = -100200300
@@ -168,11 +169,13 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
     playing = api.mark()
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
+        mark = api.mark()
         bob_answer, bob_board = await bob.tap(bob_board, arrow, edit=False)
         daan_answer, daan_board = await daan.tap(daan_board, arrow, edit=False)
         assert bob_answer == daan_answer
-        if bob_answer["text"] is None:
-            await api.wait_request("editMessageText", chat_id=daan.id)
+        if bob_answer["text"] is None:  # both boards are redrawn, in either order
+            for player in (bob, daan):
+                await api.wait_request("editMessageText", after=mark, chat_id=player.id)
             bob_board = bob.board()
             daan_board = daan.board()
         assert grid(bob_board) == grid(daan_board)
@@ -394,3 +397,179 @@ async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
     await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
     (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
     assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
+
+
+async def test_a_challenge_whose_card_cannot_be_posted_holds_no_place(api, bot, club):
+    """Removed from the group, a network error: no card means nobody can join, so the group
+    must not be left with an invisible challenge holding one of its three places."""
+    anna, _ = club
+    for failure in (
+        {"description": "Forbidden: bot was kicked from the group chat", "error_code": 403},
+        {"description": "Bad Gateway", "error_code": 502},
+    ):
+        api.fail_next("sendMessage", **failure)
+        api.send_text(anna.id, GROUP, "/challenge")
+        await api.wait_request("sendMessage", ok=False, chat_id=GROUP)
+    for _ in range(3):
+        api.send_text(anna.id, GROUP, "/challenge 5 1h")
+        card = await api.wait_request("sendMessage", chat_id=GROUP)
+        assert "Large 5×5" in card.params["text"]
+    assert await count_rows(bot.database, "challenges") == 3
+
+
+BASIC = -4500  # a basic group: Telegram gives its supergroup a new id when it is upgraded
+SUPER = -1_000_000_004_500
+
+
+async def _challenge_with_bob(api, anna: User, bob: User, chat_id: int) -> StoredMessage:
+    """A challenge in `chat_id` that Bob has joined and made a move in; its card."""
+    api.send_text(anna.id, chat_id, "/challenge 4 1h")
+    sent = await api.wait_request("sendMessage", chat_id=chat_id)
+    card = api.stored_message(chat_id, sent.result["message_id"])
+    (link,) = [url for label, url in buttons(card).items() if label.startswith("▶️")]
+    board = await _join(api, bob, link)
+    for arrow in ("⬅️", "➡️"):
+        answer, board = await bob.tap(board, arrow, edit=False)
+        if answer["text"] is None:
+            await api.wait_request("editMessageText", chat_id=bob.id)
+            break
+    return card
+
+
+async def test_an_upgraded_group_keeps_its_scores_language_and_challenge(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob", "nl")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await anna.send("/language", chat_id=BASIC)
+    await anna.tap(anna.board(BASIC), "Deutsch")
+    await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    await put_board(
+        bot.database, BASIC, anna.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
+    )
+    await _challenge_with_bob(api, anna, bob, BASIC)
+
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    # The old card stays behind in the old chat: the running challenge gets one here.
+    card = await api.wait_request("sendMessage", chat_id=SUPER)
+    assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
+    assert "1. Bob" in card.params["text"] and "▶️ Spielen" in buttons(
+        api.stored_message(SUPER, card.result["message_id"])
+    )
+    (best,) = await bob.send("/best", chat_id=SUPER)
+    assert best.startswith("Die Besten in 2048 Club") and "1. Anna: 1.200" in best
+    board = await anna.open_board("/new 5", replies=1, chat_id=SUPER)  # her old game ends
+    assert "Punkte:" in board.text
+
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.restart()
+    final = await api.wait_request(
+        "editMessageText", chat_id=SUPER, message_id=card.result["message_id"], timeout=10
+    )
+    assert "Endstand" in final.params["text"]
+    winner = await api.wait_request("sendMessage", chat_id=SUPER, timeout=10)
+    assert "Bob" in winner.params["text"] and "gewinnt" in winner.params["text"]
+    cards = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "🏆 <b>2048-" in t)
+    assert len(cards) == 1  # both notices were handled: the group moved once
+
+
+async def test_a_challenge_ending_after_an_unnoticed_upgrade_ends_in_the_supergroup(api, bot):
+    """The upgrade's notices never reached the bot: the refused send names the new id."""
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await _challenge_with_bob(api, anna, bob, BASIC)
+    await bot.stop()
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    api.world.drop_updates()
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.start()
+
+    winner = await api.wait_request(
+        "sendMessage", chat_id=SUPER, text=lambda text: "wins" in text, timeout=10
+    )
+    assert "Bob" in winner.params["text"]
+    (final,) = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "Final" in t)
+    assert "1. Bob" in final.params["text"]
+    (best,) = await anna.send("/best", chat_id=SUPER)
+    assert "Past challenges" in best and "Bob won with" in best
+
+
+async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, club):
+    anna, bob = club
+    await _challenge_with_bob(api, anna, bob, GROUP)
+    (best,) = await anna.send("/best", chat_id=GROUP)
+    assert "Nobody has a score" not in best
+    assert "Running challenge · Classic 4×4" in best and "\n1. Bob: " in best
+    assert "“Play” on the challenge message, further up in this chat" in best  # no links here
+
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.restart()
+    await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=10)
+    (best,) = await bob.send("/best", chat_id=GROUP)
+    assert "Running challenge" not in best
+    assert re.search(r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: Bob won met \d+", best)
+
+    api.add_group(SUPER, "Big Club", admins={anna.id})
+    card = (await _challenge_with_bob(api, anna, bob, SUPER)).message_id
+    api.send_text(anna.id, SUPER, "/best")
+    best = await api.wait_request("sendMessage", chat_id=SUPER)
+    link = f'<a href="https://t.me/c/{-SUPER - 10**12}/{card}">'
+    assert link in best.params["text"]
+
+
+async def test_a_board_redrawn_just_after_an_upgrade_is_no_error(api, bot):
+    anna = User(api, 101, "Anna")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    board = await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    code = moving_code(await stored_game(bot.database, BASIC, anna.id))
+    held = api.hold_next("editMessageText")
+    arrow = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[code]
+    await anna.tap(board, arrow, edit=False)
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    held.release()
+    await api.wait_request("editMessageText", ok=False, chat_id=BASIC)
+    board = await anna.open_board("/start", replies=2, chat_id=SUPER)  # after the notice here
+    assert "1 move" in board.text  # the move was saved, and the game followed the group
+
+
+async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bot, club):
+    anna, bob = club
+    mark = api.mark()
+    for i in range(300):
+        api.send_text((anna, bob)[i % 2].id, GROUP, "/help")
+    jan = User(api, 909, "Jan")
+    (welcome, _) = await jan.send("/start", replies=2)  # a private chat goes on meanwhile
+    assert welcome.startswith("Hi Jan!")
+    await asyncio.sleep(1.0)
+    answered = api.find_requests("sendMessage", after=mark, chat_id=GROUP)
+    assert 1 <= len(answered) <= 22  # a burst of twenty, plus what refilled meanwhile
+    async with asyncio.timeout(10):
+        await bot.stop()  # nothing is left queued behind the group
+
+
+async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    await put_board(bot.database, BASIC, anna.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, moves=3)
+    mark = api.mark()
+    for _ in range(12):  # over Anna's budget: the last ones go unanswered
+        api.send_text(anna.id, BASIC, "/rules")
+    answered = -1
+    while answered != len(api.find_requests("sendMessage", after=mark)):  # until they stop
+        answered = len(api.find_requests("sendMessage", after=mark))
+        await asyncio.sleep(0.2)
+    api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
+    api.send_text(bob.id, SUPER, "/best")
+    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Best in" in t)
+    assert "1. Anna" in best.params["text"]
+
+
+async def test_an_answer_due_in_a_group_just_upgraded_goes_to_the_supergroup(api, bot):
+    anna = User(api, 101, "Anna")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    held = api.hold_next("sendMessage")
+    api.send_text(anna.id, BASIC, "/rules")
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    held.release()
+    await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "How to play" in t)

@@ -290,9 +290,15 @@ class Pacer:
         """At shutdown: send what is queued, but give up after `timeout` seconds.
 
         A chat held back longer than that by a flood wait is given up at once: its queue
-        would only go out after the process is gone.
+        would only go out after the process is gone. So is a redraw still waiting out its
+        interval (a challenge card): the state is saved, and the next tap draws it.
         """
-        deadline = self._clock() + timeout
+        now = self._clock()
+        deadline = now + timeout
+        for chat_id, queue in self._queues.items():
+            for key in [key for key, item in queue.items() if item.due > now]:
+                del queue[key]
+            self._wake[chat_id].set()
         for chat_id, worker in list(self._workers.items()):
             if self.held_back(chat_id) > timeout:
                 worker.cancel()

@@ -8,6 +8,7 @@ from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
 from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
 from .log import RecordedRequest
+from .media import Upload
 from .webhook import Delivery
 from .world import StoredMessage
 
@@ -21,4 +22,5 @@ __all__ = [
     "FloodLimits",
     "RecordedRequest",
     "StoredMessage",
+    "Upload",
 ]

@@ -7,14 +7,16 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors
+from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups, sharing
 from bot.presentation import callbacks
 
+FLOOD_GROUP = -2  # drops what is over budget before anything else runs
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
 
 
@@ -24,6 +26,7 @@ def _no_data(data: object) -> bool:
 
 
 def register(application: Application) -> None:
+    application.add_handler(TypeHandler(Update, flood.drop_excess_messages), group=FLOOD_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     players_only = ~filters.SenderChat.ALL
     for command in commands.COMMANDS:
@@ -46,7 +49,12 @@ def register(application: Application) -> None:
         CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
     )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
-    application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))
+    # A message a player sent "via @bot" (a shared card) is theirs to post, not chatter.
+    application.add_handler(
+        MessageHandler(private & ~filters.COMMAND & ~filters.VIA_BOT, commands.chatter)
+    )
+    application.add_handler(InlineQueryHandler(sharing.inline_query))
     application.add_error_handler(errors.on_error)

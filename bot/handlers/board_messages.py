@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest, Forbidden, NetworkError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 
 from bot.handlers.context import BotContext, Services
 from bot.handlers.replies import deliver
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 async def board_message(
-    services: Services, stored: StoredGame, t: Translator, view: str
+    services: Services, stored: StoredGame, t: Translator, view: str, *, share: bool = False
 ) -> tuple[str, InlineKeyboardMarkup]:
     storage = services.storage
     best = await storage.best_score(stored.owner_id, stored.game.size)
@@ -43,7 +43,12 @@ async def board_message(
         challenge_title=challenge_title,
     )
     keyboard = render.board_keyboard(
-        t, stored.id, stored.game, hint=stored.hint, hints_on=stored.challenge_id is None
+        t,
+        stored.id,
+        stored.game,
+        hint=stored.hint,
+        hints_on=stored.challenge_id is None,
+        share=share,
     )
     return text, keyboard
 
@@ -51,7 +56,7 @@ async def board_message(
 async def _send_board(
     bot: Bot, services: Services, stored: StoredGame, t: Translator, view: str
 ) -> None:
-    text, markup = await board_message(services, stored, t, view)
+    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
     await services.games.link_message(stored, message.message_id)
 
@@ -73,7 +78,7 @@ async def _edit_board(
     bot: Bot, services: Services, stored: StoredGame, message_id: int, t: Translator, view: str
 ) -> None:
     """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
-    text, markup = await board_message(services, stored, t, view)
+    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
     try:
         await bot.edit_message_text(
             text, chat_id=stored.chat_id, message_id=message_id, reply_markup=markup
@@ -111,9 +116,10 @@ def request_redraw(
             return
         try:
             await _edit_board(bot, services, latest, message_id, t, view)
-        except (NetworkError, Forbidden) as error:
-            # Timeouts, a player who blocked the bot: the move is saved, and the next tap
-            # (or /start) draws the board again.
+        except (NetworkError, Forbidden, ChatMigrated) as error:
+            # Timeouts, a player who blocked the bot, a group upgraded to a supergroup (its
+            # old messages stay behind): the move is saved, and the next tap (or /start) draws
+            # the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
         if not services.storage.shared:

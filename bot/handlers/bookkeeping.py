@@ -1,7 +1,8 @@
 """Per-update bookkeeping, before any handler runs (group -1): names and languages.
 
 Every update with a user refreshes that player's saved name (for leaderboards) and finds the
-languages to answer in, so the handlers themselves only read `context.audience`.
+languages to answer in, so the handlers themselves only read `context.audience`. Handlers
+whose update must apply once however often Telegram delivers it pass `delivery_key`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,22 @@ NAME_LIMIT = 64
 
 def display_name(user: User) -> str:
     return user.full_name[:NAME_LIMIT]
+
+
+def delivery_key(update: Update) -> str:
+    """What a redelivery of this update shares with its first delivery, and nothing else does.
+
+    A tap is its callback query; a message is its chat and message id, and an edit of it
+    (a new command in an old message) adds the moment of the edit.
+    """
+    if update.callback_query is not None:
+        return f"q{update.callback_query.id}"
+    message = update.effective_message
+    assert message is not None, "a handler that applies once answers a message or a tap"
+    key = f"m{message.chat.id}:{message.message_id}"
+    if update.edited_message is not None and message.edit_date is not None:
+        key += f":{int(message.edit_date.timestamp())}"
+    return key
 
 
 async def track(update: Update, context: BotContext) -> None:

@@ -7,9 +7,9 @@ import math
 from telegram import CallbackQuery, Update
 
 import engine
-from bot.handlers import challenges, groups
+from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import request_redraw, send_board
-from bot.handlers.bookkeeping import sender_translator
+from bot.handlers.bookkeeping import delivery_key, sender_translator
 from bot.handlers.context import Audience, BotContext
 from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
 from bot.presentation import callbacks, render
@@ -62,13 +62,18 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if not services.throttle.allow(query.from_user.id):
         await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
         return
-    result = await services.games.tap(message.chat.id, query.from_user.id, tap.game_id, tap.action)
+    result = await services.games.tap(
+        message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
+    )
     if result.changed and result.stored is not None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
     await _answer_tap(update, context, result, aud)
-    if result.changed and result.stored is not None and result.stored.challenge_id is not None:
-        await challenges.card_changed(context, result.stored.challenge_id)
+    if result.changed and result.stored is not None:
+        if result.stored.challenge_id is not None:
+            await challenges.card_changed(context, result.stored.challenge_id)
+        if result.outcome is engine.Outcome.GAME_OVER and result.stored.duel_of is not None:
+            await sharing.duel_over(context, result.stored)
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:
@@ -94,16 +99,16 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     if direction is None:
         await answer(query, t._("No moves left, so I have no hint."))
         return
-    saved = await services.games.save_hint(searched, direction)
-    if saved is None:
+    saved = await services.games.save_hint(searched, direction, delivery_key(update))
+    if saved is None or saved.hint is None:
         await answer(query, t._("The board changed while I was thinking. Ask again."))
         return
     await answer(
         query,
         t._(
             "💡 Try {arrow} {direction}.",
-            arrow=render.ARROWS[direction],
-            direction=render.direction_name(t, direction),
+            arrow=render.ARROWS[saved.hint],
+            direction=render.direction_name(t, saved.hint),
         ),
     )
     request_redraw(context, saved, message.message_id, aud.post, aud.player.view)
@@ -148,7 +153,8 @@ async def on_new_button(update: Update, context: BotContext) -> None:
         return
     message = query.message
     assert message is not None
-    stored = await context.services.games.start(aud.chat_id, query.from_user.id, size)
+    services = context.services
+    stored = await services.games.start(aud.chat_id, query.from_user.id, size, delivery_key(update))
     await answer(query)
     if aud.in_group:  # the menu is shared: leave it for others, post the board anew
         send_board(context, update, stored, aud.post, aud.player.view)

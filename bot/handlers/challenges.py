@@ -2,7 +2,8 @@
 
 Card edits are paced: a tap asks the group's queue for a card redraw, which coalesces with
 the other players' and runs at most once per `card_interval` with the standings of that
-moment, so a hundred players cost the group a handful of edits a minute.
+moment, so a hundred players cost the group a handful of edits a minute. Cards and winners
+go into the group's queue like every other message, in order.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import Bot, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, RetryAfter, TelegramError
+from telegram import Bot, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import Application
 
+from bot.delivery.pacer import Job
 from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import Audience, BotContext, Services
-from bot.handlers.replies import deliver, reply
+from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Challenge
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.leaderboards import (
@@ -26,6 +29,7 @@ from bot.presentation.leaderboards import (
     safe_name,
     winner_text,
 )
+from bot.presentation.sharing import deep_link
 from bot.services.challenges import (
     MAX_OPEN_PER_GROUP,
     ChallengeArgsError,
@@ -62,6 +66,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         )
         return
     services = context.services
+    delivery = delivery_key(update)
     created = await services.challenges.create(
         aud.chat_id,
         update.effective_chat.title or "",
@@ -69,6 +74,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         aud.player.user_id,
         size,
         duration,
+        delivery,
     )
     if created is None:
         reply(
@@ -81,23 +87,47 @@ async def challenge(update: Update, context: BotContext) -> None:
             ),
         )
         return
+    if created.message_id is not None:
+        return  # a repeated delivery of the command: its card is in the group already
     text, markup = await _card(context.bot.username, services, created, t)
-    command = update.effective_message
-    assert command is not None
+    application = context.application
 
     async def post_card() -> None:
-        card = await command.reply_text(text, reply_markup=markup)
-        await services.challenges.set_card(created, card.message_id)
+        try:
+            message = await send_reply(update, text, reply_markup=markup)
+        except RetryAfter:
+            raise  # posted once the flood wait is over
+        except TelegramError as error:  # removed from the group, network trouble
+            # Without its card nobody can join: it must not hold one of the group's places.
+            withdrawn = await services.challenges.withdraw(created, delivery)
+            log.warning(
+                "card of challenge %s not posted (%s); %s",
+                created.id,
+                error,
+                "withdrawn" if withdrawn else "another delivery posted one",
+            )
+            return
+        await _keep_card(services, created, message)
+        schedule_end(application, created)
 
     deliver(context, update, aud.chat_id, post_card)
-    schedule_end(context.application, created)
+
+
+async def _keep_card(services: Services, challenge: Challenge, message: Message) -> None:
+    """Make `message` the challenge's card, or delete it if another card beat it there."""
+    if await services.challenges.set_card(challenge, message.message_id):
+        return
+    try:
+        await message.delete()
+    except TelegramError as error:
+        log.warning("second card of challenge %s not deleted: %s", challenge.id, error)
 
 
 async def join(update: Update, context: BotContext, aud: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
     services = context.services
     t = aud.post
-    result = await services.challenges.join(start_payload, aud.player.user_id)
+    result = await services.challenges.join(start_payload, aud.player.user_id, delivery_key(update))
     if result.status is JoinStatus.INVALID:
         reply(
             context,
@@ -144,42 +174,54 @@ async def _card(
     text = challenge_card(t, challenge, standings, players, CARD_TOP)
     if challenge.finished:
         return text, None
-    link = f"https://t.me/{bot_username}?start={payload(challenge)}"
+    link = deep_link(bot_username, payload(challenge))
     return text, challenge_keyboard(t, link)
 
 
 async def card_changed(context: BotContext, challenge_id: int) -> None:
     """A standing may have moved: one card redraw is queued, at most one per interval."""
-    services = context.services
+    bot, services = context.bot, context.services
     challenge = await services.storage.challenge(challenge_id)
-    if challenge is None or challenge.finished or challenge.message_id is None:
+    if challenge is None or challenge.message_id is None:
         return
-    bot = context.bot
+    message_id = challenge.message_id
 
     async def draw() -> None:
         current = await services.storage.challenge(challenge_id)
-        if current is not None and not current.finished:  # the final card is the end's
-            await _edit_card(bot, services, current)
+        # Not a card that has gone: a group that moved has its card posted anew already.
+        if current is not None and not current.finished and current.message_id == message_id:
+            await show_card(bot, services, current)
 
-    services.pacer.redraw(
-        challenge.chat_id, challenge.message_id, draw, every=services.card_interval
-    )
+    services.pacer.redraw(challenge.chat_id, message_id, draw, every=services.card_interval)
 
 
-async def _edit_card(bot: Bot, services: Services, challenge: Challenge) -> None:
-    if challenge.message_id is None:
-        return
+async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
+    """Bring the challenge's card up to date: edit it, or post one if it has none.
+
+    A challenge has no card after its group moved to a new id, which a send to the old id
+    may be the first to tell: then the group is moved (`follow_group`) and the card posted
+    in the new chat.
+    """
     t = await _card_translator(services, challenge)
     text, markup = await _card(bot.username, services, challenge, t)
     try:
-        await bot.edit_message_text(
-            text,
-            chat_id=challenge.chat_id,
-            message_id=challenge.message_id,
-            reply_markup=markup,
-        )
+        if challenge.message_id is None:
+            message = await bot.send_message(challenge.chat_id, text, reply_markup=markup)
+            await _keep_card(services, challenge, message)
+        else:
+            await bot.edit_message_text(
+                text,
+                chat_id=challenge.chat_id,
+                message_id=challenge.message_id,
+                reply_markup=markup,
+            )
+    except ChatMigrated as error:
+        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+        moved = await services.storage.challenge(challenge.id)
+        if moved is not None and moved.finished:  # `follow_group` posts the open ones
+            await show_card(bot, services, moved)
     except RetryAfter:
-        raise  # the group's queue edits it once the flood wait is over
+        raise  # the group's queue shows it once the flood wait is over
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
@@ -187,9 +229,31 @@ async def _edit_card(bot: Bot, services: Services, challenge: Challenge) -> None
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
+async def follow_group(bot: Bot, services: Services, old: int, new: int) -> None:
+    """Group `old` is now supergroup `new`: move what the bot keeps of it there, and post
+    the cards of its running challenges anew (the old messages stay in the old chat), in
+    the new chat's turn."""
+    for challenge in await services.players.move_group(old, new):
+        services.pacer.post(new, _card_job(bot, services, challenge.id))
+
+
+def _card_job(bot: Bot, services: Services, challenge_id: int) -> Job:
+    """Show the challenge's card as it stands when the job's turn comes."""
+
+    async def show() -> None:
+        current = await services.storage.challenge(challenge_id)
+        if current is not None:
+            await show_card(bot, services, current)
+
+    return show
+
+
 def schedule_end(application: Application, challenge: Challenge) -> None:
+    """Have the challenge end on time, by one job per process however often it is asked."""
     job_queue = application.job_queue
     assert job_queue is not None
+    if job_queue.get_jobs_by_name(f"end-{challenge.id}"):
+        return
     delay = max(0.0, challenge.ends_at - time.time())
     job_queue.run_once(_end, delay, data=challenge.id, name=f"end-{challenge.id}")
 
@@ -201,17 +265,15 @@ async def schedule_open_challenges(application: Application, services: Services)
     challenge on time, and `finish` lets exactly one of them post the final card and the
     winner, so a challenge does not wait for a restart if the process that made it is gone.
     """
-    assert application.job_queue is not None
     for challenge in await services.storage.open_challenges():
-        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
-            schedule_end(application, challenge)
+        schedule_end(application, challenge)
 
 
 async def _end(context: BotContext) -> None:
     """Close the challenge once (whichever process gets there), then its final card and winner.
 
-    Both go into the group's queue after everything asked of it before, the card included:
-    they read the challenge when their turn comes, so a card posted meanwhile is edited too.
+    Both go into the group's queue after everything asked of it before, its card included,
+    and read the challenge when their turn comes: a group that moved meanwhile is followed.
     """
     assert context.job is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
@@ -221,21 +283,22 @@ async def _end(context: BotContext) -> None:
     if finished is None:
         return
 
-    async def final_card() -> None:
-        current = await services.storage.challenge(challenge_id)
-        if current is not None:
-            await _edit_card(bot, services, current)
-
     async def announce() -> None:
-        t = await _card_translator(services, finished)
-        standings = await services.storage.challenge_standings(finished.id, 1)
-        text = winner_text(t, finished, standings[0] if standings else None)
+        # Showing the card may have found the group under a new id: announce the winner there.
+        current = await services.storage.challenge(challenge_id) or finished
+        t = await _card_translator(services, current)
+        standings = await services.storage.challenge_standings(current.id, 1)
+        text = winner_text(t, current, standings[0] if standings else None)
         try:
-            await bot.send_message(finished.chat_id, text)
+            try:
+                await bot.send_message(current.chat_id, text)
+            except ChatMigrated as error:
+                await follow_group(bot, services, current.chat_id, error.new_chat_id)
+                await bot.send_message(error.new_chat_id, text)
         except RetryAfter:
             raise  # announced once the flood wait is over
         except TelegramError as error:
-            log.warning("winner of challenge %s not announced: %s", finished.id, error)
+            log.warning("winner of challenge %s not announced: %s", current.id, error)
 
-    services.pacer.post(finished.chat_id, final_card)
+    services.pacer.post(finished.chat_id, _card_job(bot, services, finished.id))
     services.pacer.post(finished.chat_id, announce)

@@ -8,8 +8,9 @@ from html import escape
 
 from telegram import Update
 
-from bot.handlers import challenges, groups
+from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import BotContext
 from bot.handlers.replies import reply
 from bot.presentation import render, texts
@@ -25,9 +26,15 @@ def _user_id(update: Update) -> int:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """Welcome and the current board; with a challenge deep link, the challenge board."""
+    """Welcome and the current board; a deep link opens its challenge or duel instead.
+
+    `inline` is where inline mode sends someone who has not started the bot yet.
+    """
     aud = context.audience
-    if context.args and not aud.in_group:
+    if context.args and not aud.in_group and context.args[0].startswith("d"):
+        await sharing.join_duel(update, context, context.args[0])
+        return
+    if context.args and not aud.in_group and context.args[0] != "inline":
         await challenges.join(update, context, aud, context.args[0])
         return
     services = context.services
@@ -50,7 +57,7 @@ async def new(update: Update, context: BotContext) -> None:
             reply_markup=render.size_menu(aud.post),
         )
         return
-    stored = await services.games.start(aud.chat_id, _user_id(update), size)
+    stored = await services.games.start(aud.chat_id, _user_id(update), size, delivery_key(update))
     send_board(context, update, stored, aud.post, aud.player.view)
 
 
@@ -89,8 +96,12 @@ async def view(update: Update, context: BotContext) -> None:
     """Switch between the emoji grid and the numbers grid, then show the board that way."""
     aud = context.audience
     services = context.services
-    new_view = "numbers" if aud.player.view == "emoji" else "emoji"
-    await services.players.set_view(aud.chat_id, _user_id(update), new_view)
+    new_view = await services.players.set_view(
+        aud.chat_id,
+        _user_id(update),
+        "numbers" if aud.player.view == "emoji" else "emoji",
+        delivery_key(update),
+    )
     t = aud.post
     notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
     reply(context, update, notice + " " + t._("/view switches back."))
@@ -147,6 +158,12 @@ COMMANDS: tuple[Command, ...] = (
         "challenge",
         challenges.challenge,
         lambda t: t._("Challenge the group: same tiles for everyone"),
+    ),
+    Command(
+        "share", sharing.share, lambda t: t._("A picture of your game to show off"), plays=True
+    ),
+    Command(
+        "replay", sharing.replay, lambda t: t._("Watch your game again (/replay best)"), plays=True
     ),
     Command("view", view, lambda t: t._("Switch between emoji and numbers"), plays=True),
     Command("language", language, lambda t: t._("Choose your language")),

@@ -16,9 +16,12 @@ from bot.delivery.throttle import Throttle
 from bot.models import Player
 from bot.presentation.i18n import Translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
+from bot.services.sharing import SharingService
+from bot.services.workers import WorkerPool
 from bot.storage import Storage
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
@@ -32,11 +35,16 @@ class Services:
     players: PlayerService
     games: GameService
     challenges: ChallengeService
+    workers: WorkerPool
     hints: HintService
+    sharing: SharingService
+    deliveries: DeliveryLog  # updates handled, so a redelivery applies once
     # Everything sent into a chat goes through it, at the chat's pace.
     pacer: Pacer
-    throttle: Throttle
-    hint_throttle: Throttle
+    throttle: Throttle  # taps per user
+    hint_throttle: Throttle  # hints per user
+    message_throttle: Throttle  # messages per user
+    group_message_throttle: Throttle  # messages per group
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
 from bot.delivery.pacer import Job
 from bot.handlers.context import BotContext
@@ -44,13 +44,26 @@ def offered(query: CallbackQuery) -> bool:
     )
 
 
+async def send_reply(update: Update, text: str, **kwargs: object) -> Message:
+    """Answer the message the update carries, in its chat, now (inside a queued job).
+
+    A group upgraded to a supergroup since the message was sent gets the answer there.
+    """
+    message = update.effective_message
+    assert message is not None
+    try:
+        return await message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+    except ChatMigrated as error:
+        return await message.get_bot().send_message(error.new_chat_id, text, **kwargs)  # type: ignore[arg-type]
+
+
 def reply(context: BotContext, update: Update, text: str, **kwargs: object) -> None:
     """Answer the message the update carries, in its chat, in turn."""
     message = update.effective_message
     assert message is not None
 
     async def send() -> None:
-        await message.reply_text(text, **kwargs)  # type: ignore[arg-type]
+        await send_reply(update, text, **kwargs)
 
     deliver(context, update, message.chat_id, send)
 

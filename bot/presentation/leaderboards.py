@@ -61,17 +61,79 @@ def _ranking(t: Translator, standings: list[Standing], limit: int, asker: int | 
     return lines
 
 
+# Telegram's supergroup ids are -100 followed by the id its t.me/c/ links use.
+_SUPERGROUP_BASE = 10**12
+
+
+def card_link(challenge: Challenge) -> str | None:
+    """A link to the challenge's card, for members: only a supergroup's messages have one."""
+    if challenge.message_id is None or challenge.chat_id > -_SUPERGROUP_BASE:
+        return None
+    return f"https://t.me/c/{-challenge.chat_id - _SUPERGROUP_BASE}/{challenge.message_id}"
+
+
+def _running(t: Translator, challenge: Challenge, standings: list[Standing]) -> str:
+    """A running challenge in /best: its leaders, and where to join."""
+    lines = [
+        "🏆 " + t._("<b>Running challenge</b> · {size}", size=size_name(t, challenge.size)),
+        t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+    ]
+    lines += [standing_line(t, s) for s in standings] or [
+        t._("No one has played yet. Be the first!")
+    ]
+    link = card_link(challenge)
+    if link is not None:
+        lines.append(t._('Join from <a href="{link}">the challenge message</a>.', link=link))
+    else:  # a basic group's messages have no link: say where the message is
+        lines.append(t._("Join with “Play” on the challenge message, further up in this chat."))
+    return "\n".join(lines)
+
+
+def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]]) -> str:
+    """The last challenges that ended, each with its winner."""
+    lines = ["🏁 " + t._("<b>Past challenges</b>")]
+    for challenge, winner in finished:
+        zone = group_zone(t.language)
+        day = format_skeleton(
+            "MMMd", datetime.fromtimestamp(challenge.ends_at, zone), tzinfo=zone, locale=t.language
+        )
+        size = size_name(t, challenge.size)
+        if winner is None:
+            lines.append(t._("{day} · {size}: nobody took part", day=day, size=size))
+        else:
+            lines.append(
+                t._(
+                    "{day} · {size}: {name} won with {score} points",
+                    day=day,
+                    size=size,
+                    name=safe_name(winner.name),
+                    score=t.number(winner.score),
+                )
+            )
+    return "\n".join(lines)
+
+
 def group_leaderboard(
-    t: Translator, title: str, boards: dict[int, list[Standing]], limit: int, asker: int
+    t: Translator,
+    title: str,
+    boards: dict[int, list[Standing]],
+    limit: int,
+    asker: int,
+    running: list[tuple[Challenge, list[Standing]]],
+    finished: list[tuple[Challenge, Standing | None]],
 ) -> str:
-    """/best in a group: the top players per board size, and the asker's place if lower."""
-    if not any(boards.values()):
+    """/best in a group: the top players per board size (and the asker's place if lower),
+    then the group's running challenges with their leaders, then the last winners."""
+    if not any(boards.values()) and not running and not finished:
         return t._("Nobody has a score in this group yet. /new starts a board.")
     blocks = [t._("<b>Best in {title}</b>", title=safe_name(title))]
     for size, standings in boards.items():
         if standings:
             lines = [f"<b>{size_name(t, size)}</b>", *_ranking(t, standings, limit, asker)]
             blocks.append("\n".join(lines))
+    blocks += [_running(t, challenge, standings) for challenge, standings in running]
+    if finished:
+        blocks.append(_past(t, finished))
     return "\n\n".join(blocks)
 
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 
 import engine
 from bot.models import Challenge, StoredGame
+from bot.services.deliveries import claim, record
 from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
 from bot.storage import Storage
@@ -94,15 +95,25 @@ class ChallengeService:
         creator_id: int,
         size: int,
         duration: int,
+        delivery: str | None = None,
     ) -> Challenge | None:
-        """A new challenge, or None when the group already has too many running."""
+        """A new challenge, or None when the group already has too many running.
+
+        A repeated delivery gets the challenge the first one created (whose card may or may
+        not be posted yet: see `message_id`), or None again.
+        """
+        now = self._clock()
         async with self._locks.writing(chat_id) as storage:
-            open_here = [c for c in await storage.open_challenges() if c.chat_id == chat_id]
-            if len(open_here) >= MAX_OPEN_PER_GROUP:
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return (
+                    None if first.created_id is None else await storage.challenge(first.created_id)
+                )
+            if len(await storage.open_challenges(chat_id)) >= MAX_OPEN_PER_GROUP:
+                await record(storage, delivery, "full")
                 return None
-            now = self._clock()
             token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
-            return await storage.insert_challenge(
+            challenge = await storage.insert_challenge(
                 chat_id,
                 chat_title,
                 language,
@@ -113,14 +124,34 @@ class ChallengeService:
                 now,
                 now + duration,
             )
+            await record(storage, delivery, "created", challenge.id)
+            return challenge
 
-    async def set_card(self, challenge: Challenge, message_id: int) -> None:
-        """Remember the group message that shows the challenge's card, to edit it later."""
+    async def set_card(self, challenge: Challenge, message_id: int) -> bool:
+        """Remember the group message that shows the challenge's card, to edit it later.
+
+        False when the challenge has a card already (another delivery of the same command
+        posted one meanwhile): then the message is one card too many.
+        """
         async with self._locks.writing(challenge.chat_id) as storage:
-            await storage.set_challenge_message(challenge.id, message_id)
+            return await storage.set_challenge_message(challenge.id, message_id)
 
-    async def join(self, text: str, user_id: int) -> JoinResult:
-        """Enter a challenge from its deep link; a second tap brings back the same entry."""
+    async def withdraw(self, challenge: Challenge, delivery: str | None = None) -> bool:
+        """Undo a challenge whose card could not be posted: nobody can see or join it, and
+        it must not hold one of the group's places until it ends. Its delivery is forgotten
+        too, so a redelivery of the command tries afresh. False if it has a card or players.
+        """
+        async with self._locks.writing(challenge.chat_id) as storage:
+            withdrawn = await storage.withdraw_challenge(challenge.id)
+            if withdrawn and delivery is not None:
+                await storage.forget_delivery(delivery)
+            return withdrawn
+
+    async def join(self, text: str, user_id: int, delivery: str | None = None) -> JoinResult:
+        """Enter a challenge from its deep link; a second tap brings back the same entry.
+
+        A repeated delivery of the same /start gets the first one's answer (JOINED, say).
+        """
         parsed = parse_payload(text)
         challenge = None if parsed is None else await self.storage.challenge(parsed[0])
         if (
@@ -132,15 +163,21 @@ class ChallengeService:
         now = self._clock()
         # The entry is played in the player's private chat, whose chat id is the user id.
         async with self._locks.writing(user_id) as storage:
+            first = await claim(storage, delivery, now)
             entry = await storage.challenge_entry(challenge.id, user_id)
+            if first is not None:
+                return JoinResult(JoinStatus(first.outcome), challenge, entry)
             if challenge.finished or now >= challenge.ends_at:
-                return JoinResult(JoinStatus.ENDED, challenge, entry)
-            if entry is not None:
-                return JoinResult(JoinStatus.ALREADY_IN, challenge, entry)
-            game = engine.new_game(challenge.size, challenge.seed, now)
-            game_id = await storage.insert_game(user_id, user_id, game, now, challenge)
-            entry = await storage.game(game_id)
-        return JoinResult(JoinStatus.JOINED, challenge, entry)
+                status = JoinStatus.ENDED
+            elif entry is not None:
+                status = JoinStatus.ALREADY_IN
+            else:
+                game = engine.new_game(challenge.size, challenge.seed, now)
+                game_id = await storage.insert_game(user_id, user_id, game, now, challenge)
+                entry = await storage.game(game_id)
+                status = JoinStatus.JOINED
+            await record(storage, delivery, status, None if entry is None else entry.id)
+        return JoinResult(status, challenge, entry)
 
     async def finish(self, challenge: Challenge) -> Challenge | None:
         """Close the challenge once; None if it was closed already (by another run)."""

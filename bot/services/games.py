@@ -2,7 +2,8 @@
 
 Handlers call exactly one function here per update. Each call that writes takes the chat's
 lock and one transaction (`ChatLocks.writing`) and commits before it returns, so the board a
-handler draws afterwards is always one the database already holds.
+handler draws afterwards is always one the database already holds. Calls that a redelivered
+update would repeat take its key (`delivery`, see bot/services/deliveries.py) and apply once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from enum import StrEnum
 from cachetools import LRUCache
 
 import engine
-from bot.models import Action, StoredGame
+from bot.models import Action, Delivery, StoredGame
+from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
@@ -40,6 +42,21 @@ class TapResult:
     @property
     def changed(self) -> bool:
         return self.outcome is not None and self.outcome.changes_game
+
+    @property
+    def recorded(self) -> str:
+        """The result as a delivery's record keeps it: "status" or "status:outcome"."""
+        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
+
+
+def _repeated(first: Delivery, stored: StoredGame | None) -> TapResult:
+    """The first delivery's result again, with the game as it is now."""
+    status, _, outcome = first.outcome.partition(":")
+    return TapResult(
+        TapStatus(status),
+        None if status == TapStatus.UNKNOWN_GAME else stored,
+        engine.Outcome(outcome) if outcome else None,
+    )
 
 
 def parse_size(word: str) -> int | None:
@@ -70,41 +87,72 @@ class GameService:
         self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
-        # What this service last committed per game, so a redraw right after a tap needs no
-        # read. Exact for everything a board shows as long as this process is the only writer
-        # (a challenge's end deactivates its entries elsewhere, and no board shows that).
-        self._committed: LRUCache[int, StoredGame] = LRUCache(COMMITTED_LIMIT)
+        # What this service last committed per game, with its chat's write number then: while
+        # nothing else was written in the chat, it is the saved state, and the redraw right
+        # after a tap needs no read. (A challenge's end marks its entries inactive from the
+        # group's chat; no board shows that.)
+        self._committed: LRUCache[int, tuple[StoredGame, int]] = LRUCache(COMMITTED_LIMIT)
 
     def _remember(self, stored: StoredGame) -> StoredGame:
-        """Keep a game just committed (call only after its transaction has ended)."""
-        if not self.storage.shared:
-            self._committed[stored.id] = stored
+        """Keep a game just committed (call right after its transaction, before any await)."""
+        if not self.storage.shared:  # other processes write too: only a read is current
+            self._committed[stored.id] = (stored, self._locks.generation(stored.chat_id))
         return stored
 
-    async def start(self, chat_id: int, owner_id: int, size: int) -> StoredGame:
-        """A new game for this player in this chat; a running one ends (its records stay)."""
-        async with self._locks.writing(chat_id) as storage:
-            stored = await self._start(storage, chat_id, owner_id, size)
-        return self._remember(stored)
+    async def start(
+        self, chat_id: int, owner_id: int, size: int, delivery: str | None = None
+    ) -> StoredGame:
+        """A new game for this player in this chat; a running one ends (its records stay).
 
-    async def _start(self, storage: Storage, chat_id: int, owner_id: int, size: int) -> StoredGame:
+        A repeated delivery gets the game its first delivery started, not another one.
+        """
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, self._clock())
+            if first is not None and first.created_id is not None:
+                started = await storage.game(first.created_id)
+                if started is not None:
+                    return started
+            stored = await self._start(storage, chat_id, owner_id, size)
+            await record(storage, delivery, "started", stored.id)
+            return stored
+
+    async def _start(
+        self,
+        storage: Storage,
+        chat_id: int,
+        owner_id: int,
+        size: int,
+        seed: int | None = None,
+        duel: tuple[int, int] | None = None,
+    ) -> StoredGame:
         now = self._clock()
-        game = engine.new_game(size, self._new_seed(), now)
+        game = engine.new_game(size, self._new_seed() if seed is None else seed, now)
         current = await storage.active_game(chat_id, owner_id)
         if current is not None:
             await storage.deactivate_game(current.id)
-            self._committed.pop(current.id, None)
-        game_id = await storage.insert_game(chat_id, owner_id, game, now)
+        game_id = await storage.insert_game(chat_id, owner_id, game, now, duel=duel)
         stored = await storage.game(game_id)
         assert stored is not None
         return stored
+
+    async def start_duel(self, user_id: int, rival: StoredGame, actions: int) -> StoredGame:
+        """A new game in the player's private chat from `rival`'s seed, to beat its first
+        `actions` actions; a duel on that same game and point already running comes back."""
+        async with self._locks.writing(user_id) as storage:
+            current = await storage.active_game(user_id, user_id)
+            if current is not None and (current.duel_of, current.duel_actions) == (
+                rival.id,
+                actions,
+            ):
+                return current
+            size, seed = rival.game.size, rival.game.seed
+            return await self._start(storage, user_id, user_id, size, seed, (rival.id, actions))
 
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
         """The player's running game here, or a new classic one when there is none."""
         async with self._locks.writing(chat_id) as storage:
             current = await storage.active_game(chat_id, owner_id)
-            stored = current or await self._start(storage, chat_id, owner_id, engine.SIZES[0])
-        return self._remember(stored)
+            return current or await self._start(storage, chat_id, owner_id, engine.SIZES[0])
 
     async def link_message(self, stored: StoredGame, message_id: int) -> None:
         """Make `message_id` the game's board message, the one later taps redraw."""
@@ -112,14 +160,13 @@ class GameService:
             return
         async with self._locks.writing(stored.chat_id) as storage:
             await storage.link_message(stored.id, message_id)
-        known = self._committed.get(stored.id)
-        if known is not None:
-            self._remember(replace(known, message_id=message_id))
 
     async def saved(self, game_id: int) -> StoredGame | None:
         """The game as committed now: what a redraw shows (read only if not known here)."""
         known = self._committed.get(game_id)
-        return known if known is not None else await self.storage.game(game_id)
+        if known is not None and self._locks.generation(known[0].chat_id) == known[1]:
+            return known[0]
+        return await self.storage.game(game_id)
 
     def _refusal(
         self, stored: StoredGame | None, chat_id: int, user_id: int, now: float
@@ -135,37 +182,62 @@ class GameService:
             return TapResult(TapStatus.OLD_GAME, stored)
         return None
 
-    async def tap(self, chat_id: int, user_id: int, game_id: int, action: Action) -> TapResult:
+    async def tap(
+        self,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        delivery: str | None = None,
+    ) -> TapResult:
+        """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
         now = self._clock()
         async with self._locks.writing(chat_id) as storage:
-            stored = await storage.game(game_id)
-            refusal = self._refusal(stored, chat_id, user_id, now)
-            if refusal is not None:
-                return refusal
-            assert stored is not None
-            before = stored.game
-            if action == "undo":
-                turn = engine.undo(before, now)
-            elif action == "keep":
-                turn = engine.keep_going(before, now)
-            else:
-                turn = engine.play(before, action, now)
-            if not turn.changed:
-                return TapResult(TapStatus.APPLIED, stored, turn.outcome)
-            after = turn.game
-            new_play = not stored.played_counted and after.moves > 0
-            played_counted = stored.played_counted or new_play
-            await storage.update_game(stored, after, now, played_counted=played_counted)
-            won = turn.outcome is engine.Outcome.WON
-            await storage.add_to_records(
-                stored.owner_id,
-                after,
-                new_play=new_play,
-                new_win=won and not before.ever_won,
-                won_now=after.win if won else None,
-            )
-        saved = replace(stored, game=after, played_counted=played_counted, hint=None)
-        return TapResult(TapStatus.APPLIED, self._remember(saved), turn.outcome)
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return _repeated(first, await storage.game(game_id))
+            result = await self._tap(storage, chat_id, user_id, game_id, action, now)
+            await record(storage, delivery, result.recorded)
+        if result.changed and result.stored is not None:
+            self._remember(result.stored)
+        return result
+
+    async def _tap(
+        self,
+        storage: Storage,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        now: float,
+    ) -> TapResult:
+        stored = await storage.game(game_id)
+        refusal = self._refusal(stored, chat_id, user_id, now)
+        if refusal is not None:
+            return refusal
+        assert stored is not None
+        before = stored.game
+        turn = engine.act(before, action, now)
+        if not turn.changed:
+            return TapResult(TapStatus.APPLIED, stored, turn.outcome)
+        after = turn.game
+        new_play = not stored.played_counted and after.moves > 0
+        played_counted = stored.played_counted or new_play
+        await storage.update_game(stored, after, now, played_counted=played_counted, action=action)
+        won = turn.outcome is engine.Outcome.WON
+        await storage.add_to_records(
+            stored.owner_id,
+            after,
+            new_play=new_play,
+            new_win=won and not before.ever_won,
+            won_now=after.win if won else None,
+        )
+        logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
+        return TapResult(
+            TapStatus.APPLIED,
+            replace(stored, game=after, played_counted=played_counted, hint=None, actions=logged),
+            turn.outcome,
+        )
 
     async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
         """SEARCH with the position to think about, or why there is nothing to hint."""
@@ -182,11 +254,21 @@ class GameService:
             return TapResult(TapStatus.APPLIED, stored, engine.Outcome.GAME_OVER)
         return TapResult(TapStatus.SEARCH, stored)
 
-    async def save_hint(self, searched: StoredGame, direction: str) -> StoredGame | None:
-        """Keep the hint, unless the game moved on while the search ran (then it is stale)."""
+    async def save_hint(
+        self, searched: StoredGame, direction: str, delivery: str | None = None
+    ) -> StoredGame | None:
+        """Keep the hint, unless the game moved on while the search ran (then it is stale).
+
+        A repeated delivery counts no second hint: it gets the game with the hint the first
+        one saved, while that is still on the board.
+        """
         async with self._locks.writing(searched.chat_id) as storage:
+            first = await claim(storage, delivery, self._clock())
             current = await storage.game(searched.id)
             if current is None or current.game != searched.game or not current.active:
                 return None
+            if first is not None:
+                return current if current.hint is not None else None
             await storage.save_hint(current, direction)
+            await record(storage, delivery, direction)
         return self._remember(replace(current, hint=direction, hints=current.hints + 1))

@@ -9,11 +9,16 @@ was committed.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from cachetools import LRUCache
 
 from bot.storage import Storage
+
+CHATS_TRACKED = 100_000  # chats whose last write is numbered in memory
 
 
 class ChatLocks:
@@ -21,6 +26,15 @@ class ChatLocks:
         self._storage = storage
         # A lock lives as long as someone holds or waits for it, so idle chats cost nothing.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Per chat, the number of the last write this process committed there: something read
+        # after that write is still current while the number stays the same. A chat forgotten
+        # here reads as 0, which no write has, so nothing passes for current by mistake.
+        self._written: LRUCache[int, int] = LRUCache(CHATS_TRACKED)
+        self._writes = itertools.count(1)
+
+    def generation(self, chat_id: int) -> int:
+        """A number that changes with every write this process commits in the chat."""
+        return self._written.get(chat_id, 0)
 
     def _lock(self, chat_id: int) -> asyncio.Lock:
         lock = self._locks.get(chat_id)
@@ -29,7 +43,17 @@ class ChatLocks:
         return lock
 
     @asynccontextmanager
-    async def writing(self, chat_id: int) -> AsyncIterator[Storage]:
-        """Hold the chat's lock and one open transaction; yields the storage to write with."""
-        async with self._lock(chat_id), self._storage.transaction():
-            yield self._storage
+    async def writing(self, *chat_ids: int) -> AsyncIterator[Storage]:
+        """Hold the chat's lock and one open transaction; yields the storage to write with.
+
+        Work that spans chats (a group moving to a new id) holds each one's lock, taken in
+        one order everywhere, so two such calls never wait for each other in a circle.
+        """
+        async with AsyncExitStack() as held:
+            for chat_id in sorted(set(chat_ids)):
+                await held.enter_async_context(self._lock(chat_id))
+            async with self._storage.transaction():
+                yield self._storage
+            number = next(self._writes)  # committed, and still under the chats' locks
+            for chat_id in chat_ids:
+                self._written[chat_id] = number

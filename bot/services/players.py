@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from cachetools import LRUCache
 
-from bot.models import Player
+from bot.models import Challenge, Player
+from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
@@ -37,10 +40,27 @@ class PlayerService:
         async with self._locks.writing(chat_id) as storage:
             await storage.set_language(user_id, language)
 
-    async def set_view(self, chat_id: int, user_id: int, view: str) -> None:
+    async def set_view(
+        self, chat_id: int, user_id: int, view: str, delivery: str | None = None
+    ) -> str:
+        """Set the player's board view; the view in effect after (a repeat keeps the first)."""
         async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, time.time())
+            if first is not None:
+                return first.outcome
             await storage.set_view(user_id, view)
+            await record(storage, delivery, view)
+        return view
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
         async with self._locks.writing(chat_id) as storage:
             await storage.set_chat_language(chat_id, language)
+
+    async def move_group(self, old: int, new: int) -> list[Challenge]:
+        """A basic group became supergroup `new`: its games, challenges and language follow.
+
+        One transaction under both chats' locks; the open challenges moved are returned, so
+        their cards can be posted again in the new chat. A second call moves nothing.
+        """
+        async with self._locks.writing(old, new) as storage:
+            return await storage.move_chat(old, new)

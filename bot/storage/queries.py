@@ -21,14 +21,14 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
 import engine
-from bot.models import Challenge, Player, Record, Standing, StoredGame
+from bot.models import Challenge, Delivery, Player, Record, Standing, StoredGame
 from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
 
 _GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
-    "hints, hint"
+    "hints, hint, actions, duel_of, duel_actions, duel_reported"
 )
 _CHALLENGE_COLUMNS = (
     "id, chat_id, chat_title, language, creator_id, size, seed, token, ends_at, message_id, "
@@ -63,6 +63,10 @@ def _game_from_row(row: Row) -> StoredGame:
         closes_at=row[8],
         hints=row[9],
         hint=row[10],
+        actions=row[11],
+        duel_of=row[12],
+        duel_actions=row[13],
+        duel_reported=bool(row[14]),
     )
 
 
@@ -215,10 +219,13 @@ class Storage(ABC):
         game: engine.Game,
         now: float,
         challenge: Challenge | None = None,
+        duel: tuple[int, int] | None = None,
     ) -> int:
+        """A new game (no actions yet); `duel` is (game id, actions) of the game it duels."""
         return await self._insert(
             "INSERT INTO games (chat_id, owner_id, size, state, challenge_id, closes_at, "
-            "highest, score_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "highest, score_at, created_at, updated_at, actions, duel_of, duel_actions) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)",
             (
                 chat_id,
                 owner_id,
@@ -230,17 +237,28 @@ class Storage(ABC):
                 now,
                 now,
                 now,
+                duel[0] if duel else None,
+                duel[1] if duel else None,
             ),
         )
 
     async def update_game(
-        self, stored: StoredGame, game: engine.Game, now: float, *, played_counted: bool
+        self,
+        stored: StoredGame,
+        game: engine.Game,
+        now: float,
+        *,
+        played_counted: bool,
+        action: engine.Action,
     ) -> None:
-        """Save a game's new state; `score_at` moves only when the score does (for ties)."""
+        """Save a game's new state and log the action that made it (if the game has a log).
+
+        `score_at` moves only when the score does (for ties).
+        """
         await self._execute(
             "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
             "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ?, "
-            "hint = NULL WHERE id = ?",
+            "hint = NULL, actions = actions || ? WHERE id = ?",
             (
                 _dump(game),
                 int(played_counted),
@@ -250,6 +268,7 @@ class Storage(ABC):
                 game.score,
                 now,
                 now,
+                engine.ACTION_CODES[action],
                 stored.id,
             ),
         )
@@ -263,6 +282,46 @@ class Storage(ABC):
             "INSERT INTO records (user_id, size, hints_used) VALUES (?, ?, 1) "
             "ON CONFLICT (user_id, size) DO UPDATE SET hints_used = records.hints_used + 1",
             (stored.owner_id, stored.game.size),
+        )
+
+    async def latest_game(self, chat_id: int, owner_id: int) -> StoredGame | None:
+        """The player's most recently played game in this chat, challenge entries included."""
+        row = await self._fetchrow(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND owner_id = ? "
+            "ORDER BY updated_at DESC, id DESC LIMIT 1",
+            (chat_id, owner_id),
+        )
+        return None if row is None else _game_from_row(row)
+
+    async def best_games(self, owner_id: int) -> dict[int, StoredGame]:
+        """The player's best game of each board size, anywhere (ranked as leaderboards rank)."""
+        rows = await self._fetchall(
+            f"""SELECT {_GAME_COLUMNS} FROM (
+                    SELECT games.*, ROW_NUMBER() OVER (
+                        PARTITION BY size ORDER BY {_RANKING}, id) AS pick
+                    FROM games WHERE owner_id = ? AND moves > 0
+                ) ranked WHERE pick = 1 ORDER BY size""",
+            (owner_id,),
+        )
+        games = [_game_from_row(row) for row in rows]
+        return {stored.game.size: stored for stored in games}
+
+    async def report_duel(self, game_id: int) -> bool:
+        """Mark a duel's comparison as sent; False if it was already (send it once)."""
+        changed = await self._execute(
+            "UPDATE games SET duel_reported = 1 WHERE id = ? AND duel_reported = 0", (game_id,)
+        )
+        return changed == 1
+
+    async def shared_file(self, key: str) -> str | None:
+        row = await self._fetchrow("SELECT file_id FROM shared_files WHERE key = ?", (key,))
+        return None if row is None else row[0]
+
+    async def remember_file(self, key: str, file_id: str, now: float) -> None:
+        await self._execute(
+            "INSERT INTO shared_files (key, file_id, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET file_id = excluded.file_id",
+            (key, file_id, now),
         )
 
     async def deactivate_game(self, game_id: int) -> None:
@@ -338,6 +397,40 @@ class Storage(ABC):
             (chat_id, language),
         )
 
+    async def move_chat(self, old: int, new: int) -> list[Challenge]:
+        """Give group `new` everything of group `old`: games, challenges and language.
+
+        Telegram upgrades a basic group to a supergroup under a new id. The messages stay in
+        the old chat, so boards and cards forget their message (the next one is posted in the
+        new chat). A player with a running game in both keeps the newer, the new chat's.
+        Returns the open challenges moved; moving twice moves nothing the second time.
+        """
+        await self._serialize(f"chat:{old}")
+        moved = await self._fetchall(
+            "SELECT id FROM challenges WHERE chat_id = ? AND finished = 0 ORDER BY ends_at",
+            (old,),
+        )
+        await self._execute(
+            "UPDATE games SET active = 0 "
+            "WHERE chat_id = ? AND active = 1 AND challenge_id IS NULL AND owner_id IN ("
+            "SELECT owner_id FROM games WHERE chat_id = ? AND active = 1 AND challenge_id IS NULL)",
+            (old, new),
+        )
+        await self._execute(
+            "UPDATE games SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
+        )
+        await self._execute(
+            "UPDATE challenges SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
+        )
+        await self._execute(
+            "INSERT INTO chats (chat_id, language) SELECT ?, language FROM chats "
+            "WHERE chat_id = ? ON CONFLICT (chat_id) DO NOTHING",
+            (new, old),
+        )
+        await self._execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+        challenges = [await self.challenge(challenge_id) for (challenge_id,) in moved]
+        return [challenge for challenge in challenges if challenge is not None]
+
     async def _standings(
         self, games_filter: str, params: tuple[object, ...], limit: int, asker: int | None
     ) -> list[Standing]:
@@ -395,16 +488,41 @@ class Storage(ABC):
         )
         return None if row is None else _challenge_from_row(row)
 
-    async def open_challenges(self) -> list[Challenge]:
+    async def open_challenges(self, chat_id: int | None = None) -> list[Challenge]:
+        """Every open challenge, or one group's; the soonest to end first."""
+        where, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
         rows = await self._fetchall(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE finished = 0 ORDER BY ends_at"
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE finished = 0{where} "
+            "ORDER BY ends_at",
+            params,
         )
         return [_challenge_from_row(row) for row in rows]
 
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self._execute(
-            "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+    async def finished_challenges(self, chat_id: int, limit: int) -> list[Challenge]:
+        """A group's last `limit` finished challenges, the latest first."""
+        rows = await self._fetchall(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE chat_id = ? AND finished = 1 "
+            "ORDER BY ends_at DESC, id DESC LIMIT ?",
+            (chat_id, limit),
         )
+        return [_challenge_from_row(row) for row in rows]
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
+        """Make `message_id` the challenge's card, unless it has one already (then False)."""
+        changed = await self._execute(
+            "UPDATE challenges SET message_id = ? WHERE id = ? AND message_id IS NULL",
+            (message_id, challenge_id),
+        )
+        return changed == 1
+
+    async def withdraw_challenge(self, challenge_id: int) -> bool:
+        """Delete a challenge nobody can have seen: no card, no entries. False if it has."""
+        changed = await self._execute(
+            "DELETE FROM challenges WHERE id = ? AND message_id IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM games WHERE challenge_id = ?)",
+            (challenge_id, challenge_id),
+        )
+        return changed == 1
 
     async def finish_challenge(self, challenge_id: int) -> bool:
         """Close a challenge and its entries; False if it was already closed (run once).
@@ -441,3 +559,40 @@ class Storage(ABC):
         )
         assert row is not None
         return row[0]
+
+    # ----- deliveries -------------------------------------------------------------------------
+
+    async def claim_delivery(self, key: str, now: float) -> Delivery | None:
+        """Claim an update's key in the running transaction: None on its first delivery, else
+        what the first delivery recorded.
+
+        On PostgreSQL a concurrent claim of the same key (one update posted to two processes)
+        waits for the first transaction: once that commits, it finds the record; had that
+        rolled back, it claims the key itself.
+        """
+        while True:  # again if the record went (pruned, withdrawn) between the two queries
+            claimed = await self._execute(
+                "INSERT INTO deliveries (key, outcome, created_at) VALUES (?, '', ?) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, now),
+            )
+            if claimed:
+                return None
+            row = await self._fetchrow(
+                "SELECT outcome, created_id FROM deliveries WHERE key = ?", (key,)
+            )
+            if row is not None:
+                return Delivery(row[0], row[1])
+
+    async def record_delivery(self, key: str, outcome: str, created_id: int | None) -> None:
+        await self._execute(
+            "UPDATE deliveries SET outcome = ?, created_id = ? WHERE key = ?",
+            (outcome, created_id, key),
+        )
+
+    async def forget_delivery(self, key: str) -> None:
+        await self._execute("DELETE FROM deliveries WHERE key = ?", (key,))
+
+    async def forget_deliveries(self, before: float) -> int:
+        """Drop the keys claimed before `before`; how many."""
+        return await self._execute("DELETE FROM deliveries WHERE created_at < ?", (before,))
