@@ -26,7 +26,7 @@ async def board_message(
     services: Services, stored: StoredGame, t: Translator, view: str, *, share: bool = False
 ) -> tuple[str, InlineKeyboardMarkup]:
     storage = services.storage
-    best = await storage.best_score(stored.owner_id, stored.game.size)
+    best = await services.games.best_score(stored.owner_id, stored.game.size)
     owner_name = None
     if stored.chat_id != stored.owner_id:
         owner_name = (await storage.player(stored.owner_id)).name

@@ -92,12 +92,27 @@ class GameService:
         # after a tap needs no read. (A challenge's end marks its entries inactive from the
         # group's chat; no board shows that.)
         self._committed: LRUCache[int, tuple[StoredGame, int]] = LRUCache(COMMITTED_LIMIT)
+        # Best scores per (player, size) as read, raised by every move committed here: only
+        # this service's taps change them.
+        self._best: LRUCache[tuple[int, int], int] = LRUCache(COMMITTED_LIMIT)
 
     def _remember(self, stored: StoredGame) -> StoredGame:
         """Keep a game just committed (call right after its transaction, before any await)."""
         if not self.storage.shared:  # other processes write too: only a read is current
             self._committed[stored.id] = (stored, self._locks.generation(stored.chat_id))
+            key = (stored.owner_id, stored.game.size)
+            if key in self._best:
+                self._best[key] = max(self._best[key], stored.game.score)
         return stored
+
+    async def best_score(self, owner_id: int, size: int) -> int:
+        """The player's best score on this board size (read only if not known here)."""
+        best = self._best.get((owner_id, size))
+        if best is None:
+            best = await self.storage.best_score(owner_id, size)
+            if not self.storage.shared:
+                self._best[(owner_id, size)] = best
+        return best
 
     async def start(
         self, chat_id: int, owner_id: int, size: int, delivery: str | None = None

@@ -21,9 +21,19 @@ class PlayerService:
         # Names already saved, so an unchanged name costs no database write per update; only
         # a cache: forgetting a player costs them one write on their next update.
         self._known_names: LRUCache[int, str] = LRUCache(KNOWN_NAMES_LIMIT)
+        # Players as last read, so the update after a tap needs no read. Every change to a
+        # player goes through this service, which forgets its copy; with a database other
+        # processes write too (PostgreSQL), players are read every time.
+        self._players: LRUCache[int, Player] = LRUCache(KNOWN_NAMES_LIMIT)
 
     async def player(self, user_id: int) -> Player:
-        return await self.storage.player(user_id)
+        known = self._players.get(user_id)
+        if known is not None:
+            return known
+        player = await self.storage.player(user_id)
+        if not self.storage.shared:
+            self._players[user_id] = player
+        return player
 
     async def chat_language(self, chat_id: int) -> str | None:
         return await self.storage.chat_language(chat_id)
@@ -35,10 +45,12 @@ class PlayerService:
         async with self._locks.writing(chat_id) as storage:
             await storage.remember_name(user_id, name)
         self._known_names[user_id] = name
+        self._players.pop(user_id, None)
 
     async def set_language(self, chat_id: int, user_id: int, language: str) -> None:
         async with self._locks.writing(chat_id) as storage:
             await storage.set_language(user_id, language)
+        self._players.pop(user_id, None)
 
     async def set_view(
         self, chat_id: int, user_id: int, view: str, delivery: str | None = None
@@ -50,6 +62,7 @@ class PlayerService:
                 return first.outcome
             await storage.set_view(user_id, view)
             await record(storage, delivery, view)
+        self._players.pop(user_id, None)
         return view
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
