@@ -8,6 +8,7 @@ import time
 import pytest
 
 from bot.presentation.render import tile_emoji
+from bot.storage import Storage
 from tests.support.boards import buttons, grid
 from tests.support.databases import execute_sql, put_board, stored_game
 from tests.support.harness import User
@@ -280,6 +281,21 @@ async def test_challenge_arguments_are_checked(api, bot, club):
         await anna.send("/challenge", chat_id=GROUP)
     (reply,) = await anna.send("/challenge", chat_id=GROUP)
     assert "already has 3 challenges running" in reply
+
+
+async def test_a_duration_is_accepted_in_any_unit_up_to_seven_days(api, bot, club):
+    anna, _ = club
+    for args in ("/challenge 4 10080m", "/challenge 168h", "/challenge 5 7d"):
+        (card,) = await anna.send(args, chat_id=GROUP)
+        assert card.startswith("🏆 2048 challenge")
+    store = await Storage.open(bot.database)
+    try:
+        ends = [challenge.ends_at for challenge in await store.open_challenges()]
+    finally:
+        await store.close()
+    assert len(ends) == 3 and all(abs(end - time.time() - 7 * 86400) < 60 for end in ends)
+    (reply,) = await anna.send("/challenge 10081m", chat_id=GROUP)
+    assert reply.startswith("Use /challenge")
 
 
 async def test_forged_challenge_links_are_refused(api, bot, club):

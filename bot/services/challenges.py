@@ -37,7 +37,7 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
     for word in (w.lower().replace("×", "x") for w in args):
         if match := re.fullmatch(r"([456])(?:x\1)?", word):
             size = int(match.group(1))
-        elif match := re.fullmatch(r"(\d{1,4})([mhd])", word):
+        elif match := re.fullmatch(r"(\d{1,9})([mhd])", word):
             duration = int(match.group(1)) * _UNITS[match.group(2)]
             if not MIN_DURATION <= duration <= MAX_DURATION:
                 raise ChallengeArgsError("duration out of range")
