@@ -11,7 +11,7 @@ from bot.presentation.render import tile_emoji
 from bot.storage import Storage
 from tests.support.boards import buttons, grid
 from tests.support.databases import execute_sql, put_board, stored_game
-from tests.support.harness import User
+from tests.support.harness import User, eventually
 
 GROUP = -100200300
 
@@ -296,6 +296,21 @@ async def test_a_duration_is_accepted_in_any_unit_up_to_seven_days(api, bot, clu
     assert len(ends) == 3 and all(abs(end - time.time() - 7 * 86400) < 60 for end in ends)
     (reply,) = await anna.send("/challenge 10081m", chat_id=GROUP)
     assert reply.startswith("Use /challenge")
+
+
+async def test_editing_a_challenge_command_creates_no_second_challenge(api, bot, club):
+    anna, _ = club
+    command = api.send_text(anna.id, GROUP, "/challenge")
+    await api.wait_request("sendMessage", chat_id=GROUP)
+    for text in ("/challenge 5", "/challenge 6 1h"):
+        api.edit_text(anna.id, GROUP, command["message_id"], text)
+        await eventually(lambda: not api.pending_updates)
+        await api.quiet(0.5)
+    store = await Storage.open(bot.database)
+    try:
+        assert len(await store.open_challenges()) == 1
+    finally:
+        await store.close()
 
 
 async def test_forged_challenge_links_are_refused(api, bot, club):

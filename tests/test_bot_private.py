@@ -318,3 +318,16 @@ async def test_unknown_commands_and_chatter_get_a_pointer(api, bot):
     assert "/help" in reply and reply.startswith("Dat commando ken ik niet")
     (reply,) = await anna.send("x" * 4096)
     assert "/start" in reply
+
+
+async def test_editing_a_message_into_a_command_runs_nothing(api, bot):
+    anna = User(api, 101, "Anna")
+    (_, _) = await anna.send("/start", replies=2)
+    game = await stored_game(bot.database, 101, 101)
+    chatter = api.send_text(anna.id, anna.id, "hello")
+    await api.wait_request("sendMessage", chat_id=anna.id)
+    for text in ("/new 6", "/fly", "hello again"):
+        api.edit_text(anna.id, anna.id, chatter["message_id"], text)
+        await eventually(lambda: not api.pending_updates)
+        await api.quiet(0.5)
+    assert await stored_game(bot.database, 101, 101) == game

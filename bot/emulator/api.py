@@ -178,6 +178,14 @@ class FakeBotApi:
         self._cursor = len(self.log)
         return self.world.user_sends_text(user_id, chat_id, text, reply_to_message_id)
 
+    def edit_text(self, user_id: int, chat_id: int, message_id: int, text: str) -> dict[str, Any]:
+        """The user edits their message ``message_id`` into ``text``; queues ``edited_message``.
+
+        Telegram sends the whole message again, with ``edit_date`` set and its new entities.
+        """
+        self._cursor = len(self.log)
+        return self.world.user_edits_text(user_id, chat_id, message_id, text)
+
     def tap(
         self,
         user_id: int,

@@ -9,8 +9,10 @@ from bot.presentation import callbacks
 
 
 def register(application: Application) -> None:
+    # New messages only: editing an old message must not run its command (or chatter) again.
+    new = filters.UpdateType.MESSAGE
     for name, callback in commands.COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback))
+        application.add_handler(CommandHandler(name, callback, filters=new))
     application.add_handler(CallbackQueryHandler(buttons.on_game_button, callbacks.GAME_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_new_button, callbacks.NEW_PATTERN))
     application.add_handler(
@@ -20,7 +22,7 @@ def register(application: Application) -> None:
         CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
     )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
-    private = filters.ChatType.PRIVATE
+    private = new & filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
     application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))
     application.add_error_handler(errors.on_error)
