@@ -9,7 +9,7 @@ import pytest
 
 from bot.presentation.render import tile_emoji
 from bot.storage import Storage
-from tests.support.boards import buttons, grid
+from tests.support.boards import buttons, grid, isolated
 from tests.support.databases import execute_sql, put_board, stored_game
 from tests.support.harness import User, eventually
 
@@ -41,10 +41,13 @@ async def end_challenge_soon(database, seconds: float) -> float:
 async def test_boards_in_a_group_belong_to_whoever_started_them(api, bot, club):
     anna, bob = club
     anna_board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)
-    assert anna_board.chat_id == GROUP and "Anna's game" in anna_board.text
+    assert anna_board.chat_id == GROUP and f"{isolated('Anna')}'s game" in anna_board.text
     before = await stored_game(bot.database, GROUP, anna.id)
     answer, _ = await bob.tap(anna_board, "⬅️", edit=False)
-    assert answer["text"] == "Dit is het spel van Anna. Met /new start je je eigen spel."
+    assert (
+        answer["text"]
+        == f"Dit is het spel van {isolated('Anna')}. Met /new start je je eigen spel."
+    )
     assert await stored_game(bot.database, GROUP, anna.id) == before
 
     bob_board = await bob.open_board("/new 5", replies=1, chat_id=GROUP)
@@ -105,19 +108,47 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
     message = api.stored_message(GROUP, reply.result["message_id"])
     lines = message.text.split("\n")
-    assert lines[:3] == ["Best in 2048 Club", "", "Classic 4×4"]
-    assert lines[3].startswith("1. <b>&amp;</b>: 10,000")
+    assert lines[:3] == [f"Best in {isolated('2048 Club')}", "", "Classic 4×4"]
+    assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith("2. Player 0: 9,900 · top tile 128")
-    assert lines[5].startswith("3. Player 1: 9,900 · top tile 64")
-    assert lines[12].startswith("10. Player 8")
-    assert lines[13] == "…" and lines[14].startswith("12. Player 10: 8,900")
+    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · top tile 128")
+    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · top tile 64")
+    assert lines[12].startswith(f"10. {isolated('Player 8')}")
+    assert lines[13] == "…" and lines[14].startswith(f"12. {isolated('Player 10')}: 8,900")
     assert "Bob" not in message.text  # no score in this group
 
     api.add_user(players[10].id, "Renamed Ten")
     api.send_text(players[10].id, GROUP, "/best")
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
-    assert "12. Renamed Ten" in api.stored_message(GROUP, reply.result["message_id"]).text
+    assert (
+        f"12. {isolated('Renamed Ten')}"
+        in api.stored_message(GROUP, reply.result["message_id"]).text
+    )
+
+
+async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, bot):
+    mallory = User(api, 101, "\u202eyrollam")  # a right-to-left override before the name
+    ghost = User(api, 987654321, "\u3164\u200b")  # nothing visible at all
+    api.add_group(GROUP, "\u202ebulC", admins={mallory.id})
+    mallory_board = await mallory.open_board("/new 4", replies=1, chat_id=GROUP)
+    ghost_board = await ghost.open_board("/new 4", replies=1, chat_id=GROUP)
+    assert "· Player 4321's game" in ghost_board.text
+    for user, score in ((mallory, 2000), (ghost, 1000)):
+        await put_board(
+            bot.database, GROUP, user.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=score, moves=5
+        )
+    (best,) = await ghost.send("/best", chat_id=GROUP)
+    assert "\u202e" not in best
+    lines = best.split("\n")
+    assert lines[0] == f"Best in {isolated('bulC')}"
+    assert lines[3].startswith(f"1. {isolated('yrollam')}: 2,000")
+    assert lines[4].startswith("2. Player 4321: 1,000")
+    answer, _ = await ghost.tap(mallory_board, "⬅️", edit=False)
+    assert answer["text"] == f"This is {isolated('yrollam')}'s game. /new starts your own."
+    answer, _ = await mallory.tap(ghost_board, "⬅️", edit=False)
+    assert answer["text"] == "This is Player 4321's game. /new starts your own."
+    welcome, _ = await ghost.send("/start", replies=2)
+    assert welcome.startswith("Hi Player 4321!")
 
 
 async def _join(api, user: User, link: str, replies: int = 2):
@@ -138,10 +169,10 @@ async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
     welcome = api.find_requests("sendMessage", chat_id=bob.id)[0]
     assert (
         welcome.ok
-        and f"challenge from {title}!"
+        and f"challenge from {isolated(title)}!"
         in api.stored_message(bob.id, welcome.result["message_id"]).text
     )
-    assert title in board.text
+    assert isolated(title) in board.text
 
 
 async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
@@ -156,7 +187,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
 
     bob_board = await _join(api, bob, link)
     daan_board = await _join(api, daan, link)
-    assert "2048 Club" in bob_board.text
+    assert isolated("2048 Club") in bob_board.text
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
         bob_answer, bob_board = await bob.tap(bob_board, arrow, edit=False)
@@ -185,7 +216,8 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     )
     assert final.time >= ends_at - 0.05
     # Identical play: the tie goes to whoever reached the score first, and Bob always tapped first.
-    assert "1. Bob" in final.params["text"] and "2. Daan" in final.params["text"]
+    assert f"1. {isolated('Bob')}" in final.params["text"]
+    assert f"2. {isolated('Daan')}" in final.params["text"]
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
     assert "wins the Classic 4×4 challenge" in winner.params["text"]
     assert "Play" not in str(api.stored_message(GROUP, card.message_id).reply_markup)
@@ -241,7 +273,11 @@ async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
         "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text, timeout=10
     )
     text = final.params["text"]
-    assert text.index("1. Bob") < text.index("2. Carl") < text.index("3. Anna")
+    first, second, third = (
+        text.index(f"{rank}. {isolated(name)}")
+        for rank, name in enumerate(["Bob", "Carl", "Anna"], 1)
+    )
+    assert first < second < third
 
 
 async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
@@ -339,12 +375,13 @@ async def test_only_admins_change_the_group_language(api, bot, club):
         bot.database, GROUP, bob.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
     )
     (best,) = await bob.send("/best", chat_id=GROUP)
-    assert best.startswith("Die Besten in 2048 Club") and "1. Bob: 1.200" in best
+    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert f"1. {isolated('Bob')}: 1.200" in best
     api.send_text(anna.id, GROUP, "/challenge")
     card = await api.wait_request("sendMessage", chat_id=GROUP)
     assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
     welcome, _ = await bob.send("/start", replies=2)  # Bob's private chat keeps his language
-    assert welcome.startswith("Hoi Bob!")
+    assert welcome.startswith(f"Hoi {isolated('Bob')}!")
 
 
 async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, club):

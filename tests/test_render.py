@@ -9,7 +9,7 @@ import pytest
 import engine
 from bot.presentation import render
 from bot.presentation.i18n import translator
-from bot.presentation.leaderboards import safe_name
+from bot.presentation.names import group_name, player_name, safe_name
 
 EN = translator("en")
 
@@ -109,7 +109,14 @@ def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     assert all(len(d.encode()) <= 64 for d in data)
 
 
-def test_names_in_group_texts_are_capped_escaped_and_never_empty():
-    assert safe_name("A" * 60) == "A" * 31 + "…"
-    assert safe_name("  Tom \n & <Jerry> ") == "Tom &amp; &lt;Jerry&gt;"
-    assert safe_name(" \t ") == "?"
+def test_names_are_isolated_capped_escaped_and_never_blank():
+    assert safe_name("A" * 60, "?") == "\u2068" + "A" * 31 + "…\u2069"
+    assert safe_name("  Tom \n & <Jerry> ", "?") == "\u2068Tom &amp; &lt;Jerry&gt;\u2069"
+    assert safe_name("Tom & Jerry", "?", html=False) == "\u2068Tom & Jerry\u2069"
+    # Direction controls and control characters go; a family emoji keeps its joiners.
+    assert safe_name("\u202eevil\u202c\u2066 x\x07", "?") == "\u2068evil x\u2069"
+    assert safe_name("👨\u200d👩\u200d👧", "?") == "\u2068👨\u200d👩\u200d👧\u2069"
+    for blank in (" \t ", "\u200b\u200b", "\u3164", "\u2800\u202e", "\u0301", ""):
+        assert safe_name(blank, "Player 42") == "Player 42", repr(blank)
+    assert player_name(translator("de"), "\u3164", 123456789) == "Spieler 6789"
+    assert group_name(translator("nl"), "\u200e", -100200300) == "Groep 0300"

@@ -21,9 +21,9 @@ from bot.presentation.leaderboards import (
     challenge_card,
     challenge_keyboard,
     end_time,
-    safe_name,
     winner_text,
 )
+from bot.presentation.names import group_name
 from bot.services import challenges as domain
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ async def join(
             t._(
                 "You're in the challenge from {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
-                title=safe_name(result.challenge.chat_title),
+                title=group_name(t, result.challenge.chat_title, result.challenge.chat_id),
                 time=end_time(t, result.challenge.ends_at),
             )
         )

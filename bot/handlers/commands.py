@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from html import escape
 
 from telegram import Update
 from telegram.ext import ContextTypes
@@ -12,6 +11,7 @@ import engine
 from bot.handlers import challenges, groups
 from bot.handlers.common import audience, send_board, services
 from bot.presentation import render, texts
+from bot.presentation.names import player_name
 
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]
 
@@ -34,7 +34,8 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     svc = services(context)
     assert update.effective_user is not None
-    await _reply(update, texts.welcome(aud.post, escape(update.effective_user.first_name)))
+    user = update.effective_user
+    await _reply(update, texts.welcome(aud.post, player_name(aud.post, user.first_name, user.id)))
     stored = await svc.games.current_or_start(aud.chat_id, _user_id(update))
     await send_board(context.bot, svc, stored, aud.post, aud.player.view)
 

@@ -92,21 +92,13 @@ async def board_message(
     svc: Services, stored: StoredGame, t: Translator, view: str
 ) -> tuple[str, render.InlineKeyboardMarkup]:
     best = await svc.storage.best_score(stored.owner_id, stored.game.size)
-    owner_name = None
+    owner = None
     if stored.chat_id != stored.owner_id:
-        owner_name = (await svc.storage.player(stored.owner_id)).name
-    challenge_title = None
+        owner = await svc.storage.player(stored.owner_id)
+    challenge = None
     if stored.challenge_id is not None:
         challenge = await svc.storage.challenge(stored.challenge_id)
-        challenge_title = challenge.chat_title if challenge else None
-    text = render.board_text(
-        t,
-        stored.game,
-        best=best,
-        view=view,
-        owner_name=owner_name,
-        challenge_title=challenge_title,
-    )
+    text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
     keyboard = render.board_keyboard(
         t, stored.id, stored.game, hint=stored.hint, hints_on=stored.challenge_id is None
     )

@@ -28,5 +28,5 @@ async def leaderboard(update: Update, context: ContextTypes.DEFAULT_TYPE, aud: A
     }
     title = update.effective_chat.title or ""
     await update.effective_message.reply_text(
-        group_leaderboard(aud.post, title, boards, TOP, user_id)
+        group_leaderboard(aud.post, aud.chat_id, title, boards, TOP, user_id)
     )
