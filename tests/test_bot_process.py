@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from bot.storage import Storage
 from tests.support.boards import grid
 from tests.support.harness import User
 from tests.support.processes import ROOT, refused_setting, stop_cleanly
@@ -57,3 +61,89 @@ async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, 
     with sqlite3.connect(database) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert raw.execute("SELECT count(*) FROM games WHERE owner_id = 101").fetchone()[0] == 1
+
+
+async def _a_bot_database(path: Path) -> bytes:
+    """The bytes of a real bot database with a few hundred players in it, checkpointed."""
+    store = await Storage.open(path)
+    try:
+        for user_id in range(300):
+            await store.remember_name(user_id, f"Player number {user_id} " * 3)
+    finally:
+        await store.close()
+    return path.read_bytes()
+
+
+def _damaged(data: bytes) -> bytes:
+    """A valid header and first page, with pages further on overwritten by garbage."""
+    page = 4096
+    return data[: 3 * page] + b"\xff" * (4 * page) + data[7 * page :]
+
+
+@contextlib.contextmanager
+def _read_only(path: Path):
+    """Make `path` unwritable for the bot, even when the tests run as root (chattr +i)."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        yield
+        return
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr +i: no way to make a file read-only")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+async def _refused_database(api, database: Path) -> str:
+    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=_env(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(database),
+            LOG_LEVEL="WARNING",
+        ),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert code == 1, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
+    assert not api.find_requests("getUpdates", ok=False)  # no conflict with another poller
+    return stderr
+
+
+@pytest.mark.parametrize("kind", ["garbage", "text", "truncated", "damaged"])
+async def test_a_file_that_is_not_a_sound_database_is_one_line_and_exit_code_1(api, tmp_path, kind):
+    database = tmp_path / "bot.sqlite3"
+    if kind == "garbage":
+        database.write_bytes(bytes(range(256)) * 64)
+    elif kind == "text":
+        database.write_text("players:\nAnna 2048\nBob 1024\n" * 100)
+    else:
+        data = await _a_bot_database(tmp_path / "good.sqlite3")
+        database.write_bytes(data[: len(data) // 2] if kind == "truncated" else _damaged(data))
+    before = database.read_bytes()
+    stderr = await _refused_database(api, database)
+    assert f"bot2048: {database} is not a sound SQLite database (" in stderr
+    assert not api.find_requests("getUpdates")
+    assert database.read_bytes() == before  # refused, not "repaired"
+
+
+async def test_a_read_only_database_is_refused_at_start(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    await _a_bot_database(database)
+    with _read_only(database):
+        stderr = await _refused_database(api, database)
+    assert f"{database} cannot be written" in stderr
+
