@@ -21,7 +21,8 @@ from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService
 from bot.services.hints import HintService
-from bot.storage import open_storage
+from bot.storage import Storage, open_storage
+from bot.storage.lock import DatabaseLock
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -55,6 +56,21 @@ async def _adopt_open_challenges(context: ContextTypes.DEFAULT_TYPE) -> None:
             schedule_end(application, challenge)
 
 
+async def _open_storage(application: Application, config: Config) -> Storage:
+    """The configured database; a SQLite file is first locked for this process alone."""
+    if config.database_url:
+        return await open_storage(config)
+    lock = DatabaseLock(config.database)
+    lock.acquire()
+    try:
+        storage = await open_storage(config)
+    except BaseException:
+        lock.release()
+        raise
+    application.bot_data["database_lock"] = lock
+    return storage
+
+
 def build_application(config: Config) -> Application:
     builder = (
         ApplicationBuilder()
@@ -84,7 +100,7 @@ def build_application(config: Config) -> Application:
         )
 
     async def post_init(application: Application) -> None:
-        storage = await open_storage(config)
+        storage = await _open_storage(application, config)
         services = application.bot_data["services"] = Services(
             storage=storage,
             games=GameService(storage),
@@ -118,6 +134,9 @@ def build_application(config: Config) -> Application:
         if services is not None:
             services.hints.close()
             await services.storage.close()
+        lock = application.bot_data.pop("database_lock", None)
+        if lock is not None:
+            lock.release()
 
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()

@@ -147,3 +147,26 @@ async def test_a_read_only_database_is_refused_at_start(api, tmp_path):
         stderr = await _refused_database(api, database)
     assert f"{database} cannot be written" in stderr
 
+
+async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    env = _env(
+        TELEGRAM_BOT_TOKEN=api.token,
+        TELEGRAM_BASE_URL=api.base_url,
+        BOT_DATABASE=str(database),
+        LOG_LEVEL="WARNING",
+    )
+    first = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        await api.wait_request("getUpdates", timeout=30)
+        stderr = await _refused_database(api, database)
+        assert f"another bot process is already using {database}" in stderr
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()  # the first process serves on, undisturbed
+        assert len(grid(board)) == 4
+    except BaseException:
+        first.kill()
+        raise
+    assert "Conflict" not in await stop_cleanly(first)
