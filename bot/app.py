@@ -6,7 +6,7 @@ import logging
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, Job
 
 from bot import handlers
 from bot.config import Config
@@ -32,6 +32,22 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+
+
+class BotApplication(Application):
+    """python-telegram-bot's Application without its memory of every user and chat.
+
+    After each update the Application notes the update's chat and user ids for its persistence
+    to save, and empties those sets only when it saves. This bot has no persistence (the
+    database is its memory), so the sets were never emptied: a few hundred bytes per distinct
+    user and chat, kept for the life of the process.
+    """
+
+    def _mark_for_persistence_update(
+        self, *, update: object | None = None, job: Job | None = None
+    ) -> None:
+        if self.persistence is not None:
+            super()._mark_for_persistence_update(update=update, job=job)
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -74,6 +90,7 @@ async def _open_storage(application: Application, config: Config) -> Storage:
 def build_application(config: Config) -> Application:
     builder = (
         ApplicationBuilder()
+        .application_class(BotApplication)
         .token(config.token)
         .defaults(
             Defaults(
