@@ -112,9 +112,7 @@ def build_application(config: Config) -> Application:
         queue = AcknowledgingQueue()
         builder = builder.update_queue(queue).concurrent_updates(AcknowledgingProcessor(queue))
     if config.base_url:
-        builder = builder.base_url(config.base_url.rstrip("/")).base_file_url(
-            config.base_url.rstrip("/").removesuffix("/bot") + "/file/bot"
-        )
+        builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
     async def post_init(application: Application) -> None:
         storage = await _open_storage(application, config)

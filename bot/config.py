@@ -13,6 +13,12 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
 SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
 DEFAULT_WEBHOOK_PORT = 8443
+# Where Telegram's Bot API is unless TELEGRAM_BASE_URL says otherwise.
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+# At start, the longest pause between two attempts to reach Telegram (doubling from 1 s).
+DEFAULT_TELEGRAM_RETRY_MAX = 30.0
+# Secrets shorter than this are not masked in logs: masking "bot" would mangle every line.
+_MASKED_SECRET_MIN = 8
 
 
 class ConfigError(Exception):
@@ -55,6 +61,30 @@ class Config:
     database_url: str | None = None
     # Receive updates by webhook instead of long polling.
     webhook: Webhook | None = None
+    # At start, the longest pause in seconds between two attempts to reach Telegram.
+    telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
+
+    @property
+    def api_url(self) -> str:
+        """The Bot API endpoint, to which the token and the method name are appended."""
+        return (self.base_url or DEFAULT_BASE_URL).rstrip("/")
+
+    @property
+    def file_url(self) -> str:
+        return self.api_url.removesuffix("/bot") + "/file/bot"
+
+    @property
+    def secrets(self) -> list[str]:
+        """What no log line may show: the token's secret half, the webhook's secret and the
+        database password (the bot's numeric id, before the token's colon, may show)."""
+        found = [self.token.partition(":")[2]]
+        if self.webhook is not None:
+            found.append(self.webhook.secret)
+        if self.database_url:
+            found.append(
+                urllib.parse.unquote(urllib.parse.urlsplit(self.database_url).password or "")
+            )
+        return [s for s in found if len(s) >= _MASKED_SECRET_MIN]
 
     @property
     def database_label(self) -> str:
@@ -75,12 +105,27 @@ def load_log_level(env: Mapping[str, str]) -> str:
 
 def load_database_url(env: Mapping[str, str]) -> str | None:
     url = env.get("DATABASE_URL", "").strip() or None
-    if url is not None and not url.startswith(("postgresql://", "postgres://")):
+    if url is None:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
             "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db); "
             "unset it to use the SQLite file in BOT_DATABASE."
         )
     return url
+
+
+def load_retry_max(env: Mapping[str, str]) -> float:
+    raw = env.get("TELEGRAM_RETRY_MAX_SECONDS", "").strip()
+    if not raw:
+        return DEFAULT_TELEGRAM_RETRY_MAX
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 1 <= seconds <= 3600:
+        raise ConfigError("TELEGRAM_RETRY_MAX_SECONDS must be a number of seconds from 1 to 3600.")
+    return seconds
 
 
 def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
@@ -132,4 +177,5 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         log_level=log_level,
         database_url=load_database_url(env),
         webhook=load_webhook(env, required=webhook),
+        telegram_retry_max=load_retry_max(env),
     )

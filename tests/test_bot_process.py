@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.emulator import FakeBotApi
 from bot.storage import Storage
 from tests.support.boards import grid
 from tests.support.harness import User
@@ -170,3 +172,93 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
         first.kill()
         raise
     assert "Conflict" not in await stop_cleanly(first)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def _bot_process(env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=_env(**env), stderr=asyncio.subprocess.PIPE
+    )
+
+
+@pytest.mark.parametrize("log_level", ["INFO", "DEBUG"])
+async def test_a_refused_token_is_one_line_and_exit_code_2_and_never_logged(
+    api, tmp_path, log_level
+):
+    revoked = "123456:REVOKED-abcdefghijklmnopqrstuvwxyz0123456789"
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=revoked,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL=log_level,
+        )
+    )
+    stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
+    assert await process.wait() == 2, stderr
+    assert api.find_requests("getMe", ok=False)[0].error_code == 401
+    assert "REVOKED" not in stderr and "Traceback" not in stderr, stderr
+    assert "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized)" in stderr
+    if log_level == "INFO":
+        assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, tmp_path):
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL="DEBUG",  # httpx logs each request's URL, python-telegram-bot its set-up
+        )
+    )
+    try:
+        await api.wait_request("setMyCommands", timeout=30)
+        anna = User(api, 101, "Anna")
+        await anna.tap(await anna.open_board(), "🆕", edit=False)
+    except BaseException:
+        process.kill()
+        raise
+    stderr = await stop_cleanly(process)
+    secret = api.token.partition(":")[2]
+    assert secret not in stderr
+    assert f"/bot{api.bot_id}:***/getUpdates" in stderr  # the URLs were logged, masked
+
+
+async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_path):
+    port = _free_port()  # nothing listens here until the "network" comes up
+    api = FakeBotApi()
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=f"http://127.0.0.1:{port}/bot",
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL="WARNING",
+            TELEGRAM_RETRY_MAX_SECONDS="1",
+        )
+    )
+    try:
+        lines = [
+            (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
+            for _ in range(3)
+        ]
+        for line in lines:
+            assert f"Telegram is not reachable at http://127.0.0.1:{port}/bot" in line, lines
+        await api.start(port=port)
+        try:
+            await api.wait_request("setMyCommands", timeout=30)
+            anna = User(api, 101, "Anna")
+            assert len(grid(await anna.open_board())) == 4
+            stderr = await stop_cleanly(process)
+        finally:
+            await api.stop()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert "not reachable" not in stderr  # no more retries once Telegram answered
