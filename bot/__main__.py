@@ -26,7 +26,6 @@ from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable
 
 PLAYGROUND_DATABASE = "playground.sqlite3"
-WEBHOOK_MAX_CONNECTIONS = 100
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,8 +131,9 @@ def _run(config: Config) -> None:
         secret_token=webhook.secret,
         allowed_updates=Update.ALL_TYPES,
         drop_pending_updates=False,
-        # Telegram's most: updates of different chats in parallel (each chat's stay in order).
-        max_connections=WEBHOOK_MAX_CONNECTIONS,
+        # Updates of different chats in parallel (each chat's stay in order); the database
+        # pool has a connection for each (Config.database_pool_size).
+        max_connections=webhook.max_connections,
         # Every process registers the same URL at start-up; a brief refusal is no reason to die.
         bootstrap_retries=3,
     )

@@ -13,6 +13,12 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
 SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
 DEFAULT_WEBHOOK_PORT = 8443
+# Telegram's own default for setWebhook's max_connections: updates it sends at once.
+DEFAULT_WEBHOOK_CONNECTIONS = 40
+# PostgreSQL connections per process when polling (updates are short; they queue for one).
+POLLING_POOL_SIZE = 10
+# Connections beyond one per concurrent update: redraws and challenge jobs run beside them.
+POOL_SPARE = 5
 # Where Telegram's Bot API is unless TELEGRAM_BASE_URL says otherwise.
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 # At start, the longest pause between two attempts to reach Telegram (doubling from 1 s).
@@ -33,6 +39,8 @@ class Webhook:
     secret: str  # sent back by Telegram in X-Telegram-Bot-Api-Secret-Token (WEBHOOK_SECRET)
     port: int = DEFAULT_WEBHOOK_PORT  # PORT
     listen: str = "0.0.0.0"  # LISTEN
+    # Updates Telegram sends at once (WEBHOOK_MAX_CONNECTIONS), each handled concurrently.
+    max_connections: int = DEFAULT_WEBHOOK_CONNECTIONS
 
     @property
     def path(self) -> str:
@@ -63,6 +71,15 @@ class Config:
     webhook: Webhook | None = None
     # At start, the longest pause in seconds between two attempts to reach Telegram.
     telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
+    # With PostgreSQL, seconds an update waits for a free connection before it gives up.
+    database_wait: float = 5.0
+
+    @property
+    def database_pool_size(self) -> int:
+        """PostgreSQL connections per process: one for every update Telegram may send at once."""
+        if self.webhook is None:
+            return POLLING_POOL_SIZE
+        return self.webhook.max_connections + POOL_SPARE
 
     @property
     def api_url(self) -> str:
@@ -112,6 +129,14 @@ def load_database_url(env: Mapping[str, str]) -> str | None:
             "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db); "
             "unset it to use the SQLite file in BOT_DATABASE."
         )
+    hosts = urllib.parse.urlsplit(url).netloc.rpartition("@")[2]
+    for host in hosts.split(","):  # libpq's list of hosts to try: host1:5432,host2:5433
+        port = host.rpartition("]")[2] if host.startswith("[") else host
+        _, colon, number = port.rpartition(":")
+        if colon and not (number.isdigit() and 1 <= int(number) <= 65535):
+            raise ConfigError(
+                f"DATABASE_URL has a port that is not a number from 1 to 65535: {number!r}."
+            )
     return url
 
 
@@ -153,7 +178,16 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
         raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
     listen = env.get("LISTEN", "").strip() or "0.0.0.0"
-    return Webhook(url=url, secret=secret, port=int(raw_port), listen=listen)
+    connections = env.get("WEBHOOK_MAX_CONNECTIONS", "").strip() or str(DEFAULT_WEBHOOK_CONNECTIONS)
+    if not connections.isdigit() or not 1 <= int(connections) <= 100:
+        raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
+    return Webhook(
+        url=url,
+        secret=secret,
+        port=int(raw_port),
+        listen=listen,
+        max_connections=int(connections),
+    )
 
 
 def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:

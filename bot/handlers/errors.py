@@ -10,12 +10,18 @@ from telegram.ext import ContextTypes
 
 from bot.handlers.common import sender_translator
 from bot.presentation.i18n import resolve_language, translator
+from bot.storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    log.error("unhandled error while processing %r", update, exc_info=context.error)
+    if isinstance(context.error, StorageUnavailable):
+        # A known outage, logged once by the storage when it began: one short line each.
+        what = f"update {update.update_id}" if isinstance(update, Update) else "a job"
+        log.warning("%s not handled: %s", what, context.error)
+    else:
+        log.error("unhandled error while processing %r", update, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_user is None:
         return
     user = update.effective_user

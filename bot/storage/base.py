@@ -92,12 +92,23 @@ class Storage(ABC):
     _LEAST = "min"
 
     @classmethod
-    async def open(cls, target: str | os.PathLike[str]) -> Storage:
-        """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated."""
+    async def open(
+        cls,
+        target: str | os.PathLike[str],
+        *,
+        pool_size: int | None = None,
+        wait: float | None = None,
+    ) -> Storage:
+        """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated.
+
+        For PostgreSQL, `pool_size` connections at most, and an update waits `wait` seconds
+        at most for one of them.
+        """
         if is_postgres_url(target):
             from bot.storage.postgres import PostgresStorage, describe_url
 
-            label, connect = describe_url(str(target)), PostgresStorage.connect(str(target))
+            label = describe_url(str(target))
+            connect = PostgresStorage.connect(str(target), pool_size=pool_size, wait=wait)
         else:
             from bot.storage.sqlite import SqliteStorage
 
@@ -458,4 +469,8 @@ class Storage(ABC):
 
 async def open_storage(config: Config) -> Storage:
     """The storage a configuration asks for: PostgreSQL with a DATABASE_URL, else SQLite."""
-    return await Storage.open(config.database_url or config.database)
+    return await Storage.open(
+        config.database_url or config.database,
+        pool_size=config.database_pool_size,
+        wait=config.database_wait,
+    )

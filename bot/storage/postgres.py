@@ -17,11 +17,17 @@ Safety across processes comes from the database, not from the process:
 
 Migrations are the same numbered steps as SQLite's, recorded in a `schema_version` table
 and applied under an advisory lock, so processes that start together migrate once.
+
+When the server goes away, every query fails fast with `StorageUnavailable` (an update waits
+at most `wait` seconds for a pooled connection), the outage is logged once when it starts
+and once when the server answers again, and the error handler turns each failed update into
+an apology and one short line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import urllib.parse
 from collections.abc import AsyncIterator, Sequence
@@ -130,6 +136,21 @@ SCHEMA_VERSION = len(MIGRATIONS)
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "both backends migrate through the same steps"
 
 DEFAULT_POOL_SIZE = 10
+# Seconds a new connection may take to answer: at start, and whenever the pool opens one.
+CONNECT_TIMEOUT = 5.0
+# Seconds a query waits for a pooled connection before the update gives up.
+DEFAULT_WAIT = 5.0
+# The connection to the server is lost or cannot be made, as opposed to a statement the
+# server refused: the database is away, and the request itself may be fine.
+_CONNECTION_LOST = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+)
+log = logging.getLogger(__name__)
 # Advisory lock keys are 64-bit numbers shared by everything in the database: hash a prefixed
 # name, so the bot's keys stay apart from any other application's.
 _LOCK_PREFIX = "bot2048:"
@@ -169,16 +190,30 @@ class PostgresStorage(Storage):
     _GREATEST = "GREATEST"
     _LEAST = "LEAST"
 
-    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, wait: float = DEFAULT_WAIT) -> None:
         self._pool = pool
         self._url = url
+        self._wait = wait
+        self._reachable = True  # as far as the last query knows
 
     @classmethod
-    async def connect(cls, url: str, pool_size: int = DEFAULT_POOL_SIZE) -> PostgresStorage:
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
-        storage = cls(pool, url)
+    async def connect(
+        cls, url: str, *, pool_size: int | None = None, wait: float | None = None
+    ) -> PostgresStorage:
+        # No floor of open connections: asyncpg would keep reopening it all through an outage,
+        # logging a traceback each time. Connections open on demand (CONNECT_TIMEOUT each).
+        pool = await asyncpg.create_pool(
+            url, min_size=0, max_size=pool_size or DEFAULT_POOL_SIZE, timeout=CONNECT_TIMEOUT
+        )
+        storage = cls(pool, url, DEFAULT_WAIT if wait is None else wait)
         try:
-            await storage._migrate()
+            await storage._migrate()  # the first connection: the server is reached here
+        except TimeoutError:
+            await pool.close()
+            raise StorageUnavailable(
+                f"cannot open the database ({describe_url(url)}): "
+                f"the server did not answer within {CONNECT_TIMEOUT:g} s"
+            ) from None
         except BaseException:
             await pool.close()
             raise
@@ -186,6 +221,52 @@ class PostgresStorage(Storage):
 
     def __repr__(self) -> str:
         return describe_url(self._url)
+
+    # ----- reaching the server ----------------------------------------------------------------
+
+    def _lost(self, reason: str) -> StorageUnavailable:
+        """The error for a query the server could not be reached for; logs the outage once."""
+        if self._reachable:
+            self._reachable = False
+            log.error("database %r is unavailable: %s", self, reason)
+        return StorageUnavailable(f"database unavailable ({reason})")
+
+    def _reached(self) -> None:
+        if not self._reachable:
+            self._reachable = True
+            log.warning("database %r is back", self)
+
+    @asynccontextmanager
+    async def _pooled(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection, waited for at most `wait` seconds."""
+        try:
+            connection = await self._pool.acquire(timeout=self._wait)
+        except TimeoutError:
+            raise self._lost(
+                f"no connection within {self._wait:g} s: the server does not answer, "
+                f"or all {self._pool.get_max_size()} connections are busy"
+            ) from None
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        try:
+            yield connection
+        finally:
+            await self._pool.release(connection)
+
+    async def _query(self, method: str, sql: str, params: Sequence[object]) -> Any:
+        """Run one statement by `method` (fetchrow, fetch, execute, fetchval): inside the
+        task's transaction on its connection, else on a pooled one."""
+        connection = self._connection()
+        try:
+            if connection is not None:
+                result = await getattr(connection, method)(_numbered(sql), *params)
+            else:
+                async with self._pooled() as pooled:
+                    result = await getattr(pooled, method)(_numbered(sql), *params)
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        self._reached()
+        return result
 
     async def close(self) -> None:
         try:
@@ -229,18 +310,22 @@ class PostgresStorage(Storage):
     async def transaction(self) -> AsyncIterator[None]:
         if self._connection() is not None:
             raise RuntimeError("storage transactions do not nest")
-        async with self._pool.acquire() as connection, connection.transaction():
-            token = _BOUND.set((self, connection, asyncio.current_task()))
+        async with self._pooled() as connection:
             try:
-                yield
-            finally:
-                _BOUND.reset(token)
+                async with connection.transaction():
+                    token = _BOUND.set((self, connection, asyncio.current_task()))
+                    try:
+                        yield
+                    finally:
+                        _BOUND.reset(token)
+            except _CONNECTION_LOST as error:  # BEGIN, COMMIT or ROLLBACK on a lost connection
+                raise self._lost(f"{error.__class__.__name__}: {error}") from error
 
     @asynccontextmanager
     async def serialized(self, key: str) -> AsyncIterator[None]:
         # A session lock on a connection of its own; giving the connection back to the pool
         # releases it even if the block is cancelled (asyncpg resets pooled connections).
-        async with self._pool.acquire() as connection:
+        async with self._pooled() as connection:
             lock_key = _LOCK_PREFIX + key
             await connection.execute("SELECT pg_advisory_lock(hashtextextended($1, 0))", lock_key)
             try:
@@ -261,18 +346,14 @@ class PostgresStorage(Storage):
             )
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
-        target = self._connection() or self._pool
-        row = await target.fetchrow(_numbered(sql), *params)
+        row = await self._query("fetchrow", sql, params)
         return None if row is None else tuple(row)
 
     async def _fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        target = self._connection() or self._pool
-        return [tuple(row) for row in await target.fetch(_numbered(sql), *params)]
+        return [tuple(row) for row in await self._query("fetch", sql, params)]
 
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return _rowcount(await target.execute(_numbered(sql), *params))
+        return _rowcount(await self._query("execute", sql, params))
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        target = self._connection() or self._pool
-        return await target.fetchval(_numbered(sql) + " RETURNING id", *params)
+        return await self._query("fetchval", sql + " RETURNING id", params)
