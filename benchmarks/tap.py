@@ -45,7 +45,7 @@ async def run(taps: int, chats: int) -> list[float]:
                 edit_interval=0.0,
             )
             application = build_application(config)
-            application.add_handler(TypeHandler(Update, stamp), group=-1)
+            application.add_handler(TypeHandler(Update, stamp), group=-3)  # before all others
             async with polling(application, poll_timeout=1):
                 boards = {}
                 for chat in range(1, chats + 1):

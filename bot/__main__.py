@@ -1,10 +1,12 @@
-"""`python -m bot`: run the bot with long polling, configured from the environment.
+"""`bot2048` (or `python -m bot`): run the bot with long polling, configured from the environment.
 
-`python -m bot --webhook` (or WEBHOOK_URL set) serves Telegram's webhook instead, on PORT,
+`bot2048 --webhook` (or WEBHOOK_URL set) serves Telegram's webhook instead, on PORT,
 checking WEBHOOK_SECRET: the mode for several processes sharing one PostgreSQL database.
 
-`python -m bot --playground [--port 8080]` runs it instead against a local Telegram
-stand-in with a web page: no token, no network.
+`bot2048 --playground [--port 8080]` runs it instead against a local Telegram stand-in with
+a web page: no token, no network.
+
+`main` returns the exit code; the `bot2048` script that pip writes passes it to `sys.exit`.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from bot.storage import StorageUnavailable
 PLAYGROUND_DATABASE = "playground.sqlite3"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m bot",
+        prog=prog,
         description="2048 on Telegram. Without options: run the bot (TELEGRAM_BOT_TOKEN).",
     )
     parser.add_argument(
@@ -72,8 +74,13 @@ def _playground(port: int, env: Mapping[str, str]) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run as the command line says; `prog` names the command in help and usage errors.
+
+    The `bot2048` script leaves `prog` unset, so argparse names it after the script; run as a
+    module, the file name would read `__main__.py`, hence the explicit name below.
+    """
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     if args.port is not None and not args.playground:
         parser.error("--port only applies to --playground")
@@ -140,4 +147,4 @@ def _run(config: Config) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m bot"))

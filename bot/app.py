@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, Job
+from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
 from bot import handlers
 from bot.config import Config
 from bot.delivery.ratelimit import ChatRateLimiter
 from bot.delivery.redraw import Redrawer
 from bot.delivery.throttle import Throttle
+from bot.delivery.updates import ChatOrderedProcessor
 from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
-from bot.handlers.challenges import reschedule_open_challenges, schedule_end
-from bot.handlers.common import Services
-from bot.presentation import texts
+from bot.handlers.challenges import schedule_open_challenges
+from bot.handlers.commands import menu
+from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
+from bot.services.locks import ChatLocks
+from bot.services.players import PlayerService
 from bot.storage import Storage, open_storage
 from bot.storage.lock import DatabaseLock
 
@@ -32,6 +37,14 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
+# and in a group no more than the group can be answered (Telegram: about 20 a minute).
+MESSAGES_PER_SECOND = 1.0
+MESSAGE_BURST = 10.0
+GROUP_MESSAGES_PER_SECOND = 20 / 60
+GROUP_MESSAGE_BURST = 20.0
+# How often the record of handled updates drops keys no redelivery can ask for any more.
+FORGET_DELIVERIES_EVERY = 3600.0
 
 
 class BotApplication(Application):
@@ -53,41 +66,41 @@ class BotApplication(Application):
 async def _set_command_menus(application: Application) -> None:
     """One menu per language; Telegram shows each user the one for their app language."""
     for code in LANGUAGES:
-        commands = [BotCommand(name, text) for name, text in texts.commands(translator(code))]
+        commands = [BotCommand(name, text) for name, text in menu(translator(code))]
         language_code = None if code == DEFAULT_LANGUAGE else code
         await application.bot.set_my_commands(commands, language_code=language_code)
 
 
-async def _adopt_open_challenges(context: ContextTypes.DEFAULT_TYPE) -> None:
-    """With a shared database: schedule the end of challenges another process created.
+def _services(config: Config, storage: Storage) -> Services:
+    locks = ChatLocks(storage)
+    return Services(
+        storage=storage,
+        players=PlayerService(storage, locks),
+        games=GameService(storage, locks),
+        challenges=ChallengeService(storage, locks),
+        hints=HintService(budget_ms=config.hint_budget_ms),
+        deliveries=DeliveryLog(storage),
+        redrawer=Redrawer(config.edit_interval),
+        card_redrawer=Redrawer(config.card_interval),
+        throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
+        hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
+        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
+        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
+    )
 
-    Every process ends every open challenge on time; `finish_challenge` lets exactly one of
-    them post the final card and the winner. Without this, a challenge would wait for a
-    restart if the process that created it went away.
-    """
-    application = context.application
-    assert application.job_queue is not None
-    for challenge in await application.bot_data["services"].storage.open_challenges():
-        if not application.job_queue.get_jobs_by_name(f"end-{challenge.id}"):
-            schedule_end(application, challenge)
+
+async def _schedule_open_challenges(context: BotContext) -> None:
+    await schedule_open_challenges(context.application, context.services)
 
 
-async def _open_storage(application: Application, config: Config) -> Storage:
-    """The configured database; a SQLite file is first locked for this process alone."""
-    if config.database_url:
-        return await open_storage(config)
-    lock = DatabaseLock(config.database)
-    lock.acquire()
-    try:
-        storage = await open_storage(config)
-    except BaseException:
-        lock.release()
-        raise
-    application.bot_data["database_lock"] = lock
-    return storage
+async def _forget_old_deliveries(context: BotContext) -> None:
+    forgotten = await context.services.deliveries.forget_old()
+    log.debug("forgot %d handled updates too old to be delivered again", forgotten)
 
 
 def build_application(config: Config) -> Application:
+    # A SQLite file is locked for this process alone from before it is opened until closed.
+    lock = None if config.database_url else DatabaseLock(config.database)
     builder = (
         ApplicationBuilder()
         .application_class(BotApplication)
@@ -96,16 +109,18 @@ def build_application(config: Config) -> Application:
             Defaults(
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                # A reply still goes out when the command it answers was deleted meanwhile.
+                allow_sending_without_reply=True,
             )
         )
         # Honour retry_after per chat and keep groups near Telegram's 20 messages a minute,
         # with no global 30/s cap: that is broadcast guidance, and every tap costs two calls.
         .rate_limiter(ChatRateLimiter())
+        .context_types(CONTEXT_TYPES)
     )
     if config.webhook is None:
-        # Different chats are served concurrently; GameService's per-chat lock keeps the
-        # taps of one chat in arrival order.
-        builder = builder.concurrent_updates(True)
+        # Different chats are served concurrently, each chat's updates one at a time in order.
+        builder = builder.concurrent_updates(ChatOrderedProcessor())
     else:
         # The same, and each webhook request is answered once its update is handled, so
         # Telegram's one-at-a-time delivery per chat keeps the order across processes.
@@ -115,41 +130,49 @@ def build_application(config: Config) -> Application:
         builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
     async def post_init(application: Application) -> None:
-        storage = await _open_storage(application, config)
-        services = application.bot_data["services"] = Services(
-            storage=storage,
-            games=GameService(storage),
-            challenges=ChallengeService(storage),
-            redrawer=Redrawer(config.edit_interval),
-            throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
-            hints=HintService(budget_ms=config.hint_budget_ms),
-            hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-            card_interval=config.card_interval,
-        )
+        if lock is not None:
+            lock.acquire()
+        try:
+            storage = await open_storage(
+                config.database_url or config.database,
+                pool_size=config.database_pool_size,
+                wait=config.database_wait,
+            )
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
             services.hints.start_workers()
         await _set_command_menus(application)
-        await reschedule_open_challenges(application)
-        if config.database_url:
-            assert application.job_queue is not None
+        await schedule_open_challenges(application, services)
+        assert application.job_queue is not None
+        application.job_queue.run_repeating(
+            _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+        )
+        if storage.shared:
             application.job_queue.run_repeating(
-                _adopt_open_challenges,
+                _schedule_open_challenges,
                 interval=config.challenge_sync_interval,
-                name="adopt-open-challenges",
+                name="schedule-open-challenges",
             )
         log.info("bot @%s ready, database %r", application.bot.username, storage)
 
     async def post_stop(application: Application) -> None:
-        services = application.bot_data.get("services")
+        services = application.bot_data.services
         if services is not None:
-            await services.redrawer.drain(timeout=10)
+            # A player's last move should reach the screen; a card waiting out its interval
+            # would hold the shutdown up for nothing (the next tap redraws it).
+            await asyncio.gather(
+                services.redrawer.drain(timeout=5), services.card_redrawer.drain(timeout=1)
+            )
 
     async def post_shutdown(application: Application) -> None:
-        services = application.bot_data.get("services")
+        services = application.bot_data.services
         if services is not None:
             services.hints.close()
             await services.storage.close()
-        lock = application.bot_data.pop("database_lock", None)
         if lock is not None:
             lock.release()
 

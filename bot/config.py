@@ -103,15 +103,6 @@ class Config:
             )
         return [s for s in found if len(s) >= _MASKED_SECRET_MIN]
 
-    @property
-    def database_label(self) -> str:
-        """Where the data lives, for a log line (without any password)."""
-        if self.database_url:
-            from bot.storage.postgres import describe_url
-
-            return describe_url(self.database_url)
-        return f"SQLite {self.database}"
-
 
 def load_log_level(env: Mapping[str, str]) -> str:
     log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"

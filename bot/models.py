@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import engine
+
+# What a player can do to a game: the four moves, one undo, or keep going after 2048.
+Action = engine.Direction | Literal["undo", "keep"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +72,11 @@ class Standing:
     score: int
     highest: int
     moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """What the first delivery of an update did, for a later delivery of it to repeat."""
+
+    outcome: str
+    created_id: int | None = None

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
 
+from bot.emulator import StoredMessage
 from bot.presentation.render import tile_emoji
-from bot.storage import Storage
-from tests.support.boards import buttons, grid, isolated
-from tests.support.databases import execute_sql, put_board, stored_game
+from bot.storage import open_storage
+from tests.support.boards import buttons, grid, isolated, moving_code
+from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import User, eventually
 
 GROUP = -100200300
@@ -111,8 +113,8 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     assert lines[:3] == [f"Best in {isolated('2048 Club')}", "", "Classic 4×4"]
     assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · top tile 128")
-    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · top tile 64")
+    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · highest tile 128")
+    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · highest tile 64")
     assert lines[12].startswith(f"10. {isolated('Player 8')}")
     assert lines[13] == "…" and lines[14].startswith(f"12. {isolated('Player 10')}: 8,900")
     assert "Bob" not in message.text  # no score in this group
@@ -169,7 +171,7 @@ async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
     welcome = api.find_requests("sendMessage", chat_id=bob.id)[0]
     assert (
         welcome.ok
-        and f"challenge from {isolated(title)}!"
+        and f"joined the challenge in {isolated(title)}!"
         in api.stored_message(bob.id, welcome.result["message_id"]).text
     )
     assert isolated(title) in board.text
@@ -181,20 +183,29 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     api.send_text(anna.id, GROUP, "/challenge 4 2h")
     sent = await api.wait_request("sendMessage", chat_id=GROUP)
     card = api.stored_message(GROUP, sent.result["message_id"])
-    assert "2048 challenge" in card.text and "Ends" in card.text and "UTC" in card.text
+    assert "2048 challenge" in card.text and re.search(
+        r"\nEnds \w+ \d+ at \d\d:\d\d UTC\.", card.text
+    )
     link = buttons(card)["▶️ Play"]
     assert link.startswith("https://t.me/play2048_bot?start=")
 
     bob_board = await _join(api, bob, link)
     daan_board = await _join(api, daan, link)
+    welcome = api.find_requests("sendMessage", chat_id=daan.id)[0].result["message_id"]
+    # Daan reads Dutch, on the clock of the (English) group's card.
+    assert re.search(
+        r"Spelen kan tot \d+ \w+ om \d\d:\d\d UTC\.$", api.stored_message(daan.id, welcome).text
+    )
     assert isolated("2048 Club") in bob_board.text
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
+        mark = api.mark()
         bob_answer, bob_board = await bob.tap(bob_board, arrow, edit=False)
         daan_answer, daan_board = await daan.tap(daan_board, arrow, edit=False)
         assert bob_answer == daan_answer
-        if bob_answer["text"] is None:
-            await api.wait_request("editMessageText", chat_id=daan.id)
+        if bob_answer["text"] is None:  # both boards are redrawn, in either order
+            for player in (bob, daan):
+                await api.wait_request("editMessageText", after=mark, chat_id=player.id)
             bob_board = bob.board()
             daan_board = daan.board()
         assert grid(bob_board) == grid(daan_board)
@@ -242,7 +253,8 @@ async def test_undo_works_in_a_challenge_as_in_any_game(api, bot, club):
             break
     assert grid(board) != opening
     _, board = await bob.tap(board, "↩️")
-    assert grid(board) == opening and "↩️ Terug (4)" in buttons(board)
+    assert grid(board) == opening and "↩️ Terugnemen" in buttons(board)
+    assert board.text.endswith("0 zetten · nog 4× terugnemen")
 
 
 async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
@@ -289,7 +301,7 @@ async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
     await bot.start()
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
     assert winner.time >= ends_at - 0.05 and winner.time < ends_at + 3
-    assert "nobody played" in winner.params["text"]
+    assert "nobody took part" in winner.params["text"]
     await api.quiet(0.5)  # ends once, not again
 
 
@@ -302,7 +314,7 @@ async def test_the_winner_is_announced_even_when_the_final_card_cannot_be_edited
     api.fail_next("editMessageText", "Bad Gateway", error_code=502)
     await bot.start()
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
-    assert "nobody played" in winner.params["text"]
+    assert "nobody took part" in winner.params["text"]
     assert api.find_requests("editMessageText", ok=False, chat_id=GROUP)
 
 
@@ -324,7 +336,7 @@ async def test_a_duration_is_accepted_in_any_unit_up_to_seven_days(api, bot, clu
     for args in ("/challenge 4 10080m", "/challenge 168h", "/challenge 5 7d"):
         (card,) = await anna.send(args, chat_id=GROUP)
         assert card.startswith("🏆 2048 challenge")
-    store = await Storage.open(bot.database)
+    store = await open_storage(bot.database)
     try:
         ends = [challenge.ends_at for challenge in await store.open_challenges()]
     finally:
@@ -342,7 +354,7 @@ async def test_editing_a_challenge_command_creates_no_second_challenge(api, bot,
         api.edit_text(anna.id, GROUP, command["message_id"], text)
         await eventually(lambda: not api.pending_updates)
         await api.quiet(0.5)
-    store = await Storage.open(bot.database)
+    store = await open_storage(bot.database)
     try:
         assert len(await store.open_challenges()) == 1
     finally:
@@ -403,3 +415,222 @@ async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, 
     edits = api.find_requests("editMessageText", chat_id=GROUP, message_id=card_id)
     assert edits, "the card never showed the standings"
     assert len(edits) <= elapsed / bot.card_interval + 1
+
+
+async def test_anonymous_admins_cannot_play_but_still_set_the_language(api, bot, club):
+    anna, _ = club
+    api.send_text(anna.id, GROUP, "/new 4", as_group=True)
+    refusal = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert refusal.params["text"].startswith("Anonymous admins can't play")
+    assert await execute_sql(bot.database, "UPDATE games SET active = active") == 0
+    assert await execute_sql(bot.database, "UPDATE players SET name = name") == 0
+    api.send_text(anna.id, GROUP, "/language", as_group=True)
+    menu = await api.wait_request("sendMessage", chat_id=GROUP, after=refusal.index + 1)
+    assert menu.params["text"] == "Choose your language:"
+
+
+async def test_a_deleted_challenge_command_still_gets_its_card(api, bot, club):
+    anna, bob = club
+    command = api.send_text(anna.id, GROUP, "/challenge 5 1h")
+    api.delete_message(GROUP, command["message_id"])  # before the bot has read it
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    assert sent.ok and "Large 5×5" in sent.params["text"]
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await _join(api, bob, link)
+    assert len(grid(board)) == 5
+    command = api.send_text(anna.id, GROUP, "/best")
+    api.delete_message(GROUP, command["message_id"])
+    best = await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1)
+    assert best.ok
+
+
+async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
+    anna, bob = club
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    await _join(api, bob, link)
+    await end_challenge_soon(bot.database, 0.2)
+    await bot.restart()  # the end is scheduled anew from the database
+    await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
+    (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
+    assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
+
+
+async def test_a_challenge_whose_card_cannot_be_posted_holds_no_place(api, bot, club):
+    """Removed from the group, a network error: no card means nobody can join, so the group
+    must not be left with an invisible challenge holding one of its three places."""
+    anna, _ = club
+    for failure in (
+        {"description": "Forbidden: bot was kicked from the group chat", "error_code": 403},
+        {"description": "Bad Gateway", "error_code": 502},
+    ):
+        api.fail_next("sendMessage", **failure)
+        api.send_text(anna.id, GROUP, "/challenge")
+        await api.wait_request("sendMessage", ok=False, chat_id=GROUP)
+    for _ in range(3):
+        api.send_text(anna.id, GROUP, "/challenge 5 1h")
+        card = await api.wait_request("sendMessage", chat_id=GROUP)
+        assert "Large 5×5" in card.params["text"]
+    assert await count_rows(bot.database, "challenges") == 3
+
+
+BASIC = -4500  # a basic group: Telegram gives its supergroup a new id when it is upgraded
+SUPER = -1_000_000_004_500
+
+
+async def _challenge_with_bob(api, anna: User, bob: User, chat_id: int) -> StoredMessage:
+    """A challenge in `chat_id` that Bob has joined and made a move in; its card."""
+    api.send_text(anna.id, chat_id, "/challenge 4 1h")
+    sent = await api.wait_request("sendMessage", chat_id=chat_id)
+    card = api.stored_message(chat_id, sent.result["message_id"])
+    (link,) = [url for label, url in buttons(card).items() if label.startswith("▶️")]
+    board = await _join(api, bob, link)
+    for arrow in ("⬅️", "➡️"):
+        answer, board = await bob.tap(board, arrow, edit=False)
+        if answer["text"] is None:
+            await api.wait_request("editMessageText", chat_id=bob.id)
+            break
+    return card
+
+
+async def test_an_upgraded_group_keeps_its_scores_language_and_challenge(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob", "nl")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await anna.send("/language", chat_id=BASIC)
+    await anna.tap(anna.board(BASIC), "Deutsch")
+    await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    await put_board(
+        bot.database, BASIC, anna.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
+    )
+    await _challenge_with_bob(api, anna, bob, BASIC)
+
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    # The old card stays behind in the old chat: the running challenge gets one here.
+    card = await api.wait_request("sendMessage", chat_id=SUPER)
+    assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
+    assert f"1. {isolated('Bob')}" in card.params["text"] and "▶️ Spielen" in buttons(
+        api.stored_message(SUPER, card.result["message_id"])
+    )
+    (best,) = await bob.send("/best", chat_id=SUPER)
+    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert f"1. {isolated('Anna')}: 1.200" in best
+    board = await anna.open_board("/new 5", replies=1, chat_id=SUPER)  # her old game ends
+    assert "Punkte:" in board.text
+
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.restart()
+    final = await api.wait_request(
+        "editMessageText", chat_id=SUPER, message_id=card.result["message_id"], timeout=10
+    )
+    assert "Endstand" in final.params["text"]
+    winner = await api.wait_request("sendMessage", chat_id=SUPER, timeout=10)
+    assert "Bob" in winner.params["text"] and "gewinnt" in winner.params["text"]
+    cards = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "🏆 <b>2048-" in t)
+    assert len(cards) == 1  # both notices were handled: the group moved once
+
+
+async def test_a_challenge_ending_after_an_unnoticed_upgrade_ends_in_the_supergroup(api, bot):
+    """The upgrade's notices never reached the bot: the refused send names the new id."""
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await _challenge_with_bob(api, anna, bob, BASIC)
+    await bot.stop()
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    api.world.drop_updates()
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.start()
+
+    winner = await api.wait_request(
+        "sendMessage", chat_id=SUPER, text=lambda text: "wins" in text, timeout=10
+    )
+    assert "Bob" in winner.params["text"]
+    (final,) = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "Final" in t)
+    assert f"1. {isolated('Bob')}" in final.params["text"]
+    (best,) = await anna.send("/best", chat_id=SUPER)
+    assert "Past challenges" in best and f"{isolated('Bob')} won with" in best
+
+
+async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, club):
+    anna, bob = club
+    await _challenge_with_bob(api, anna, bob, GROUP)
+    (best,) = await anna.send("/best", chat_id=GROUP)
+    assert "Nobody has a score" not in best
+    assert "Running challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
+    assert "“Play” on the challenge message, further up in this chat" in best  # no links here
+
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.restart()
+    await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=10)
+    (best,) = await bob.send("/best", chat_id=GROUP)
+    assert "Running challenge" not in best
+    assert re.search(
+        r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: \u2068Bob\u2069 won met \d+", best
+    )
+
+    api.add_group(SUPER, "Big Club", admins={anna.id})
+    card = (await _challenge_with_bob(api, anna, bob, SUPER)).message_id
+    api.send_text(anna.id, SUPER, "/best")
+    best = await api.wait_request("sendMessage", chat_id=SUPER)
+    link = f'<a href="https://t.me/c/{-SUPER - 10**12}/{card}">'
+    assert link in best.params["text"]
+
+
+async def test_a_board_redrawn_just_after_an_upgrade_is_no_error(api, bot):
+    anna = User(api, 101, "Anna")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    board = await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    code = moving_code(await stored_game(bot.database, BASIC, anna.id))
+    held = api.hold_next("editMessageText")
+    arrow = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[code]
+    await anna.tap(board, arrow, edit=False)
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    held.release()
+    await api.wait_request("editMessageText", ok=False, chat_id=BASIC)
+    board = await anna.open_board("/start", replies=2, chat_id=SUPER)  # after the notice here
+    assert "1 move" in board.text  # the move was saved, and the game followed the group
+
+
+async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bot, club):
+    anna, bob = club
+    mark = api.mark()
+    for i in range(300):
+        api.send_text((anna, bob)[i % 2].id, GROUP, "/help")
+    jan = User(api, 909, "Jan")
+    (welcome, _) = await jan.send("/start", replies=2)  # a private chat goes on meanwhile
+    assert welcome.startswith(f"Hi {isolated('Jan')}!")
+    await asyncio.sleep(1.0)
+    answered = api.find_requests("sendMessage", after=mark, chat_id=GROUP)
+    assert 1 <= len(answered) <= 22  # a burst of twenty, plus what refilled meanwhile
+    async with asyncio.timeout(10):
+        await bot.stop()  # nothing is left queued behind the group
+
+
+async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api, bot):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    await anna.open_board("/new 4", replies=1, chat_id=BASIC)
+    await put_board(bot.database, BASIC, anna.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, moves=3)
+    mark = api.mark()
+    for _ in range(12):  # over Anna's budget: the last ones go unanswered
+        api.send_text(anna.id, BASIC, "/rules")
+    answered = -1
+    while answered != len(api.find_requests("sendMessage", after=mark)):  # until they stop
+        answered = len(api.find_requests("sendMessage", after=mark))
+        await asyncio.sleep(0.2)
+    api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
+    api.send_text(bob.id, SUPER, "/best")
+    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Best in" in t)
+    assert f"1. {isolated('Anna')}" in best.params["text"]
+
+
+async def test_an_answer_due_in_a_group_just_upgraded_goes_to_the_supergroup(api, bot):
+    anna = User(api, 101, "Anna")
+    api.add_group(BASIC, "2048 Club", admins={anna.id})
+    held = api.hold_next("sendMessage")
+    api.send_text(anna.id, BASIC, "/rules")
+    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    api.upgrade_group(BASIC, SUPER, anna.id)
+    held.release()
+    await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "How to play" in t)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.__main__ import main
 from bot.emulator import FakeBotApi
-from bot.storage import Storage
+from bot.storage import open_storage
 from tests.support.boards import grid
 from tests.support.harness import User
 from tests.support.processes import ROOT, refused_setting, stop_cleanly
@@ -65,12 +66,32 @@ async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, 
         assert raw.execute("SELECT count(*) FROM games WHERE owner_id = 101").fetchone()[0] == 1
 
 
+def test_help_names_the_command_the_way_it_was_typed(monkeypatch, capsys):
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: python -m bot [-h]")
+
+    # The `bot2048` script that pip writes calls main() with its own path as argv[0].
+    monkeypatch.setattr(sys, "argv", ["/somewhere/venv/bin/bot2048", "--help"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: bot2048 [-h]")
+
+
 async def _a_bot_database(path: Path) -> bytes:
     """The bytes of a real bot database with a few hundred players in it, checkpointed."""
-    store = await Storage.open(path)
+    store = await open_storage(path)
     try:
-        for user_id in range(300):
-            await store.remember_name(user_id, f"Player number {user_id} " * 3)
+        async with store.transaction():
+            for user_id in range(300):
+                await store.remember_name(user_id, f"Player number {user_id} " * 3)
     finally:
         await store.close()
     return path.read_bytes()

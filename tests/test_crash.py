@@ -3,41 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import sqlite3
-import sys
 
 import engine
-from tests.support.boards import button_data, replay, shown_board, shown_moves
+from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import Database, stored_game
-from tests.support.harness import User
-from tests.support.processes import ROOT, stop_cleanly
+from tests.support.harness import User, eventually
+from tests.support.processes import start_bot_process, stop_cleanly
 
-
-def bot_env(api, database: Database) -> dict[str, str]:
-    """The environment of a bot process on either backend."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k != "DATABASE_URL"
-    }
-    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=api.base_url, LOG_LEVEL="WARNING")
-    if isinstance(database, str):
-        env["DATABASE_URL"] = database
-    else:
-        env["BOT_DATABASE"] = str(database)
-    return env
-
-
-async def start_bot_process(api, database: Database) -> asyncio.subprocess.Process:
-    env = bot_env(api, database)
-    mark = api.mark()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
-    )
-    await api.wait_request("setMyCommands", after=mark, timeout=30)
-    return process
+ARROWS = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 
 
 def assert_intact(database: Database) -> None:
@@ -125,3 +100,33 @@ async def test_sigterm_mid_burst_finishes_in_flight_taps_and_closes_cleanly(api,
     assert applied >= answered(api, queries)
     shown = api.stored_message(101, board.message_id).text
     assert shown_board(shown) == saved.board and shown_moves(shown) == saved.moves
+
+
+async def test_a_tap_delivered_again_after_a_kill_before_the_next_poll_moves_once(api, database):
+    """Killed after committing a tap, before its next getUpdates confirmed it: Telegram hands
+    the tap to the restarted bot again, which must not move the board a second time."""
+    process = await start_bot_process(api, database)
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    start = await stored_game(database, 101, 101)
+    code = moving_code(start)
+    confirming = api.hold_next("getUpdates")  # the poll after the one that brings the tap
+    query = api.tap(anna.id, anna.id, board.message_id, button_data(board, ARROWS[code]))
+    await api.wait_answer(query, timeout=10)  # answered: the move is committed
+    await asyncio.wait_for(confirming.arrived.wait(), timeout=10)
+    process.kill()
+    await asyncio.wait_for(process.stderr.read(), timeout=30)
+    await process.wait()
+    assert [u["callback_query"]["id"] for u in api.pending_updates] == [query]
+
+    process = await start_bot_process(api, database)
+    try:
+        await eventually(lambda: not api.pending_updates, timeout=10)  # delivered again
+        shown = await anna.open_board()  # handled after the tap: chat order
+        saved, once = await stored_game(database, 101, 101), replay(start, code)
+        assert (saved.board, saved.moves, saved.score) == (once.board, once.moves, once.score)
+        assert shown_board(shown.text) == once.board and shown_moves(shown.text) == 1
+    finally:
+        process.terminate()
+        await process.wait()
+        confirming.release()

@@ -10,86 +10,20 @@ by one; a challenge whose end both processes have scheduled must end once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import random
-import socket
-import sys
 import time
 
 import aiohttp
 import pytest
 
 from bot.emulator.webhook import SECRET_HEADER
-from bot.storage import Storage
+from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
-from tests.support.databases import execute_sql, fresh_postgres_database
+from tests.support.databases import count_rows, execute_sql, fresh_postgres_database, stored_game
 from tests.support.harness import RunningBot, User, eventually
-from tests.support.processes import ROOT
+from tests.support.processes import SECRET, WebhookProcess
 
-SECRET = "multi-process_secret"
-PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never contacted
 GROUP = -100777
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class WebhookProcess:
-    """`python -m bot --webhook` on a port of its own."""
-
-    def __init__(self, api, database_url: str) -> None:
-        self.api = api
-        self.database_url = database_url
-        self.port = free_port()
-        self.process: asyncio.subprocess.Process | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/telegram"
-
-    async def start(self) -> None:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k not in ("PORT", "LISTEN")
-        }
-        env.update(
-            TELEGRAM_BOT_TOKEN=self.api.token,
-            TELEGRAM_BASE_URL=self.api.base_url,
-            DATABASE_URL=self.database_url,
-            WEBHOOK_URL=PUBLIC_URL,
-            WEBHOOK_SECRET=SECRET,
-            PORT=str(self.port),
-            LISTEN="127.0.0.1",
-            LOG_LEVEL="WARNING",
-        )
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "--webhook", cwd=ROOT, env=env
-        )
-        deadline = asyncio.get_running_loop().time() + 30
-        while True:  # listening once a connection is accepted
-            assert self.process.returncode is None, "the bot process exited"
-            with contextlib.suppress(OSError):
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                return
-            assert asyncio.get_running_loop().time() < deadline, "the webhook never listened"
-            await asyncio.sleep(0.1)
-
-    async def stop(self) -> int | None:
-        if self.process is None or self.process.returncode is not None:
-            return None if self.process is None else self.process.returncode
-        self.process.terminate()
-        try:
-            return await asyncio.wait_for(self.process.wait(), timeout=30)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-            raise
 
 
 @pytest.fixture
@@ -113,7 +47,7 @@ async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, post
     boards = []
     for player in players:
         boards.append(await player.open_board())
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         starts = {p.id: (await store.active_game(p.id, p.id)).game for p in players}
     finally:
@@ -134,7 +68,7 @@ async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, post
 
     await asyncio.wait_for(all_answered(), timeout=60)
 
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         for player in players:
             final = (await store.active_game(player.id, player.id)).game
@@ -179,7 +113,7 @@ async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_ea
             await asyncio.sleep(0.02)
 
     await asyncio.wait_for(all_answered(), timeout=60)
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         for player in players:
             answers = [api.world.queries[q].answer for q in queries[player.id]]
@@ -193,6 +127,46 @@ async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_ea
         await store.close()
 
 
+async def post_to_both(api, processes, update: dict) -> None:
+    """One update posted to both processes at the same moment, as when Telegram's retry of
+    an update races the first delivery that is still being handled."""
+    async with aiohttp.ClientSession() as session:
+
+        async def post(process: WebhookProcess) -> int:
+            headers = {SECRET_HEADER: SECRET}
+            async with session.post(process.url, json=update, headers=headers) as response:
+                return response.status
+
+        assert await asyncio.gather(*(post(p) for p in processes)) == [200, 200]
+
+
+async def test_one_update_posted_to_both_processes_at_once_applies_once(api, postgres, processes):
+    anna = User(api, 811, "Anna")
+    api.add_group(GROUP, "Racers", admins={anna.id})
+    board = await anna.open_board()
+    start = await stored_game(postgres, anna.id, anna.id)
+    await api.methods.call("deleteWebhook", {})  # the test posts each update itself
+    code = moving_code(start)
+    data = f"g:{button_data(board, '⬅️').split(':')[1]}:{code}"
+    query = api.tap(anna.id, anna.id, board.message_id, data)
+    await post_to_both(api, processes, api.pending_updates[-1])
+    assert api.world.queries[query].answer is not None
+    saved, once = await stored_game(postgres, anna.id, anna.id), replay(start, code)
+    assert (saved.board, saved.moves, saved.score) == (once.board, once.moves, once.score)
+
+    api.send_text(anna.id, anna.id, "/new 5")
+    await post_to_both(api, processes, api.pending_updates[-1])
+    assert await count_rows(postgres, "games", "owner_id = ? AND size = 5", anna.id) == 1
+
+    api.send_text(anna.id, GROUP, "/challenge")
+    await post_to_both(api, processes, api.pending_updates[-1])
+    assert await count_rows(postgres, "challenges") == 1
+    cards = [m for m in api.messages(GROUP) if m["from"]["id"] == api.bot_id]
+    assert len(cards) == 1  # a second card, if both posted one, is deleted again
+    card_id = cards[0]["message_id"]
+    assert await count_rows(postgres, "challenges", "message_id = ?", card_id) == 1
+
+
 async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_board(
     api, postgres, processes
 ):
@@ -201,7 +175,7 @@ async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_
     anna = User(api, 801, "Anna")
     board = await anna.open_board()
     game_id = button_data(board, "⬅️").split(":")[1]
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     try:
         game = (await store.active_game(anna.id, anna.id)).game
     finally:
@@ -280,7 +254,7 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     assert "Bob" in winner.params["text"]
     await asyncio.sleep(2)  # the other process's end job has fired too by now
     endings = api.find_requests(
-        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody played" in t
+        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody took part" in t
     )
     assert len(endings) == 1
     finals = api.find_requests(
@@ -295,16 +269,17 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
     await running.start()
     try:
         api.add_group(GROUP, "Racers", admins={601})
-        store = await Storage.open(postgres)  # "another process" creates a challenge
+        store = await open_storage(postgres)  # "another process" creates a challenge
         try:
             ends_at = time.time() + 1.5
-            await store.insert_challenge(
-                GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
-            )
+            async with store.transaction():
+                await store.insert_challenge(
+                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
+                )
         finally:
             await store.close()
         ending = await api.wait_request(
-            "sendMessage", chat_id=GROUP, text=lambda t: "nobody played" in t, timeout=10
+            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t, timeout=10
         )
         assert ends_at - 0.05 <= ending.time < ends_at + 2
     finally:

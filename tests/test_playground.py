@@ -482,7 +482,7 @@ async def test_browser_renders_telegram_html_links_alerts_and_the_group(playgrou
         await update.callback_query.answer("Just an <alert> & nothing else", show_alert=True)
         raise ApplicationHandlerStop
 
-    playground.application.add_handler(CallbackQueryHandler(alert_button, "^pg-alert$"), group=-1)
+    playground.application.add_handler(CallbackQueryHandler(alert_button, "^pg-alert$"), group=-3)
     async with chromium_page(playground.url) as page:
         await be(page, LENA, "Lena")
         await type_and_send(page, "/help")

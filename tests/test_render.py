@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
 import engine
+from bot.models import Challenge
 from bot.presentation import render
 from bot.presentation.i18n import translator
+from bot.presentation.leaderboards import challenge_card, end_time
 from bot.presentation.names import group_name, player_name, safe_name
+from tests.support.boards import shown_board
+from tests.support.processes import ROOT
 
 EN = translator("en")
 
@@ -81,7 +87,7 @@ def test_win_banner_and_choice_keyboard():
         [[2048, 2, 0, 0]] + [[0] * 4] * 3, win=engine.Win(900, 1234.0), ever_won=True, moves=900
     )
     text = render.board_text(EN, game, best=0)
-    assert "2048!" in text and "900 moves" in text and "20:34" in text
+    assert "You made it in 900 moves and 20 min 34 sec." in text
     assert _button_texts(game) == ["▶️ Keep going", "🆕 New game"]
 
 
@@ -94,7 +100,7 @@ def test_game_over_keyboard_offers_undo_only_when_one_is_left():
     snapshot = engine.game.Snapshot((0,) * 16, 0, 0, None, False)
     with_undo = _game(full, history=(snapshot,), moves=1, undos_left=2)
     without = _game(full, undos_left=0)
-    assert _button_texts(with_undo) == ["↩️ Undo (2)", "🆕 New game"]
+    assert _button_texts(with_undo) == ["↩️ Undo", "🆕 New game"]
     assert _button_texts(without) == ["🆕 New game"]
     assert "Game over" in render.board_text(EN, without, best=0)
 
@@ -102,11 +108,91 @@ def test_game_over_keyboard_offers_undo_only_when_one_is_left():
 def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
     rows = [[b.text for b in row] for row in render.board_keyboard(EN, 1, game).inline_keyboard]
-    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo (5)", "💡 Hint", "🆕 New game"]]
+    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo", "💡 Hint", "🆕 New game"]]
     data = [
         b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row
     ]
     assert all(len(d.encode()) <= 64 for d in data)
+
+
+@pytest.mark.parametrize(
+    ("language", "five", "one", "none"),
+    [
+        ("en", "5 undos left", "1 undo left", "no undos left"),
+        ("nl", "nog 5× terugnemen", "nog 1× terugnemen", "terugnemen kan niet meer"),
+        ("de", "noch 5× zurücknehmen", "noch 1× zurücknehmen", "kein Zurücknehmen mehr"),
+    ],
+)
+def test_the_caption_counts_undos_and_says_when_none_are_left(language, five, one, none):
+    t = translator(language)
+    rows = [[2, 2, 0, 0]] + [[0] * 4] * 3
+    captions = [
+        render.board_text(t, _game(rows, undos_left=left), best=0).split("\n")[-1]
+        for left in (5, 1, 0)
+    ]
+    assert [caption.split(" · ")[1] for caption in captions] == [five, one, none]
+
+
+@pytest.mark.parametrize(
+    ("language", "seconds", "shown"),
+    [
+        ("en", 754, "12 min 34 sec"),
+        ("en", 3725, "1 hr 2 min 5 sec"),
+        ("nl", 3600, "1 uur"),
+        ("nl", 42, "42 sec"),
+        ("de", 3725, "1 Std. 2 Min. 5 Sek."),
+    ],
+)
+def test_play_times_read_as_durations_not_clock_times(language, seconds, shown):
+    assert translator(language).duration(seconds) == shown
+
+
+WINTER = datetime(2026, 11, 30, 0, 53, tzinfo=UTC).timestamp()
+SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("reader", "group", "moment", "shown"),
+    [
+        ("en", "en", WINTER, "Nov 30 at 00:53 UTC"),
+        ("nl", "nl", WINTER, "30 nov om 01:53 CET"),
+        ("de", "de", WINTER, "30. Nov. um 01:53 Uhr MEZ"),
+        ("nl", "nl", SUMMER, "1 jul om 14:00 CEST"),
+        ("de", "de", SUMMER, "1. Juli um 14:00 Uhr MESZ"),
+        # A reader from another language sees the group's clock, in their own words.
+        ("en", "de", WINTER, "Nov 30 at 01:53 GMT+01:00"),
+        ("de", "en", WINTER, "30. Nov. um 00:53 Uhr UTC"),
+    ],
+)
+def test_a_challenge_end_is_on_the_groups_clock_with_its_zone_named(reader, group, moment, shown):
+    assert end_time(translator(reader), moment, group) == shown
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("en", "Ends Nov 30 at 00:53 UTC."),
+        ("nl", "Loopt tot 30 nov om 01:53 CET."),
+        ("de", "Endet am 30. Nov. um 01:53 Uhr MEZ."),
+    ],
+)
+def test_a_challenge_card_says_when_it_ends(language, line):
+    challenge = Challenge(1, -100, "Club", language, 7, 4, 1, "abcdefgh", WINTER, None, False)
+    card = challenge_card(translator(language), challenge, [], 0, 10)
+    assert card.split("\n")[1] == line
+
+
+def test_the_readme_board_example_is_what_the_bot_shows():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```\n(2048 · .*?)```", readme, re.DOTALL).group(1)
+    text, keyboard = example.split("\n\n      [")
+    board = shown_board(text)
+    game = replace(engine.new_game(4, 1, 0.0), board=board, score=1116, moves=115)
+    shown = re.sub(r"</?b>", "", render.board_text(EN, game, best=3012))
+    assert text == shown
+    labels = re.findall(r"\[ (.+?) \]", "[" + keyboard)
+    rows = render.board_keyboard(EN, 1, game).inline_keyboard
+    assert labels == [button.text for row in rows for button in row]
 
 
 def test_names_are_isolated_capped_escaped_and_never_blank():

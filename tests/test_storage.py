@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,12 +18,13 @@ import pytest
 import engine
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
-from bot.storage import SCHEMA_VERSION, Storage
-from bot.storage.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
-from bot.storage.sqlite import MIGRATIONS
+from bot.services.locks import ChatLocks
+from bot.storage import SCHEMA_VERSION, Storage, open_storage
+from bot.storage.schema import POSTGRES, SQLITE, migrations
 from tests.support.boards import button_data, moving_code, replay, shown_board
 from tests.support.databases import fresh_postgres_database, stored_game
 from tests.support.harness import RunningBot, User
+from tests.support.processes import ROOT
 
 
 class Clock:
@@ -34,7 +38,7 @@ class Clock:
 
 @pytest.fixture
 async def storage(database):
-    store = await Storage.open(database)
+    store = await open_storage(database)
     yield store
     await store.close()
 
@@ -47,7 +51,7 @@ async def postgres():
 
 
 def service(storage: Storage, seed: int = 7) -> GameService:
-    return GameService(storage, clock=Clock(), new_seed=lambda: seed)
+    return GameService(storage, ChatLocks(storage), clock=Clock(), new_seed=lambda: seed)
 
 
 async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
@@ -60,7 +64,7 @@ async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
 
 async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
     path = tmp_path / "bot.sqlite3"
-    store = await Storage.open(path)
+    store = await open_storage(path)
     assert await store.schema_version() == SCHEMA_VERSION
     await store.close()
     with sqlite3.connect(path) as raw:
@@ -73,7 +77,7 @@ async def test_a_newer_sqlite_schema_is_refused(tmp_path):
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="newer"):
-        await Storage.open(path)
+        await open_storage(path)
 
 
 async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
@@ -96,7 +100,7 @@ async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
 
 
 async def test_games_survive_reopening_the_database(database):
-    store = await Storage.open(database)
+    store = await open_storage(database)
     svc = service(store)
     stored = await svc.start(10, 10, 5)
     await _valid_move(svc, 10, stored.id)
@@ -104,7 +108,7 @@ async def test_games_survive_reopening_the_database(database):
     before = (await store.active_game(10, 10)).game
     await store.close()
 
-    reopened = await Storage.open(database)
+    reopened = await open_storage(database)
     after = await reopened.active_game(10, 10)
     await reopened.close()
     assert after is not None and after.game == before and after.game.moves == 2
@@ -159,7 +163,7 @@ def test_the_first_step_is_the_first_releases_schema():
     """Released steps are never edited: databases out there were made by them."""
     lines = FIRST_RELEASE_SQLITE.read_text().splitlines()
     released = "\n".join(line for line in lines if not line.startswith("--")).split(";")
-    assert [" ".join(s.split()) for s in MIGRATIONS[0]] == [
+    assert [" ".join(s.split()) for s in migrations(SQLITE)[0]] == [
         " ".join(s.split()) for s in released if s.strip()
     ]
 
@@ -187,7 +191,7 @@ async def _first_release_database(database, game: engine.Game) -> None:
         return
     connection = await asyncpg.connect(database)
     try:
-        for statement in POSTGRES_MIGRATIONS[0]:
+        for statement in migrations(POSTGRES)[0]:
             await connection.execute(statement)
         await connection.execute(
             "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
@@ -206,7 +210,7 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
         game = replay(game, moving_code(game))
     await _first_release_database(database, game)
 
-    store = await Storage.open(database)
+    store = await open_storage(database)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
         assert (await store.active_game(42, 42)).game == game
@@ -235,7 +239,7 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
 
 
 async def test_postgres_schema_is_migrated_once_by_processes_starting_together(postgres):
-    stores = await asyncio.gather(*(Storage.open(postgres) for _ in range(4)))
+    stores = await asyncio.gather(*(open_storage(postgres) for _ in range(4)))
     try:
         assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 4
         connection = await asyncpg.connect(postgres)
@@ -250,7 +254,7 @@ async def test_postgres_schema_is_migrated_once_by_processes_starting_together(p
 
 
 async def test_a_newer_postgres_schema_is_refused(postgres):
-    store = await Storage.open(postgres)
+    store = await open_storage(postgres)
     await store.close()
     connection = await asyncpg.connect(postgres)
     try:
@@ -260,19 +264,184 @@ async def test_a_newer_postgres_schema_is_refused(postgres):
     finally:
         await connection.close()
     with pytest.raises(RuntimeError, match="newer"):
-        await Storage.open(postgres)
+        await open_storage(postgres)
+
+
+# What both databases must agree on, column by column: (name, type family, nullable,
+# default, position in the primary key or 0, the column it references, numbered by the
+# database); and index by index: (columns, unique, the partial index's condition).
+TYPE_FAMILIES = {
+    "INTEGER": "integer",
+    "BIGINT": "integer",
+    "TEXT": "text",
+    "REAL": "real",
+    "DOUBLE PRECISION": "real",
+}
+
+
+def _condition(where: str | None) -> str | None:
+    """A partial index's condition without the parentheses PostgreSQL adds."""
+    return None if where is None else " ".join(re.sub(r"[()]", " ", where).split())
+
+
+def _sqlite_schema(path: Path) -> dict[str, object]:
+    schema: dict[str, object] = {}
+    with sqlite3.connect(path) as raw:
+        tables = raw.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        ).fetchall()
+        for table, table_sql in tables:
+            references = {
+                row[3]: f"{row[2]}.{row[4]}"
+                for row in raw.execute(f"PRAGMA foreign_key_list({table})")
+            }
+            columns = [
+                (
+                    name,
+                    TYPE_FAMILIES[declared],
+                    not notnull and not pk,  # a primary key column never holds NULL here
+                    default,
+                    pk,
+                    references.get(name),
+                    re.search(rf"\b{name} INTEGER PRIMARY KEY AUTOINCREMENT\b", table_sql)
+                    is not None,
+                )
+                for _, name, declared, notnull, default, pk in raw.execute(
+                    f"PRAGMA table_info({table})"
+                )
+            ]
+            indexes = {}
+            for _, index, unique, origin, partial in raw.execute(f"PRAGMA index_list({table})"):
+                if origin == "pk":
+                    continue
+                (index_sql,) = raw.execute(
+                    "SELECT sql FROM sqlite_master WHERE name = ?", (index,)
+                ).fetchone()
+                indexed = tuple(row[2] for row in raw.execute(f"PRAGMA index_info({index})"))
+                where = index_sql.split(" WHERE ", 1)[1] if partial else None
+                indexes[index] = (indexed, bool(unique), _condition(where))
+            schema[table] = (columns, indexes)
+    return schema
+
+
+async def _postgres_schema(url: str) -> dict[str, object]:
+    connection = await asyncpg.connect(url)
+    try:
+        keys = {
+            (row[0], row[1]): row[2]
+            for row in await connection.fetch(
+                """SELECT kcu.table_name, kcu.column_name, kcu.ordinal_position
+                   FROM information_schema.table_constraints tc
+                   JOIN information_schema.key_column_usage kcu
+                     USING (constraint_schema, constraint_name)
+                   WHERE tc.constraint_type = 'PRIMARY KEY'
+                     AND tc.table_schema = current_schema()"""
+            )
+        }
+        references = {
+            (row[0], row[1]): f"{row[2]}.{row[3]}"
+            for row in await connection.fetch(
+                """SELECT kcu.table_name, kcu.column_name, ccu.table_name, ccu.column_name
+                   FROM information_schema.table_constraints tc
+                   JOIN information_schema.key_column_usage kcu
+                     USING (constraint_schema, constraint_name)
+                   JOIN information_schema.constraint_column_usage ccu
+                     USING (constraint_schema, constraint_name)
+                   WHERE tc.constraint_type = 'FOREIGN KEY'
+                     AND tc.table_schema = current_schema()"""
+            )
+        }
+        schema: dict[str, object] = {}
+        for row in await connection.fetch(
+            """SELECT table_name, column_name, data_type, is_nullable, column_default,
+                      is_identity
+               FROM information_schema.columns
+               WHERE table_schema = current_schema() AND table_name != 'schema_version'
+               ORDER BY table_name, ordinal_position"""
+        ):
+            table, name, data_type, nullable, default, identity = row
+            columns, _ = schema.setdefault(table, ([], {}))
+            columns.append(
+                (
+                    name,
+                    TYPE_FAMILIES[data_type.upper()],
+                    nullable == "YES",
+                    None if default is None else re.sub(r"::[a-z ]+$", "", default),
+                    keys.get((table, name), 0),
+                    references.get((table, name)),
+                    identity == "YES",
+                )
+            )
+        for table, index, definition in await connection.fetch(
+            """SELECT tablename, indexname, indexdef FROM pg_indexes
+               WHERE schemaname = current_schema() AND indexname NOT IN (
+                   SELECT constraint_name FROM information_schema.table_constraints
+                   WHERE table_schema = current_schema() AND constraint_type = 'PRIMARY KEY')"""
+        ):
+            parts = re.fullmatch(
+                r"CREATE (UNIQUE )?INDEX \S+ ON \S+ USING btree \(([^)]*)\)(?: WHERE (.*))?",
+                definition,
+            )
+            assert parts is not None, definition
+            unique, indexed, where = parts.groups()
+            schema[table][1][index] = (
+                tuple(indexed.split(", ")),
+                unique is not None,
+                _condition(where),
+            )
+        return schema
+    finally:
+        await connection.close()
+
+
+async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
+    """The steps are written once, but each database reads them in its dialect: compare."""
+    store = await open_storage(tmp_path / "bot.sqlite3")
+    await store.close()
+    store = await open_storage(postgres)
+    await store.close()
+
+    in_sqlite = _sqlite_schema(tmp_path / "bot.sqlite3")
+    in_postgres = await _postgres_schema(postgres)
+    assert sorted(in_sqlite) == ["challenges", "chats", "deliveries", "games", "players", "records"]
+    for table in in_sqlite:
+        assert in_postgres[table] == in_sqlite[table], table
+    assert in_postgres == in_sqlite
+    games_columns, games_indexes = in_sqlite["games"]
+    assert games_indexes["games_one_entry"] == (
+        ("challenge_id", "owner_id"),
+        True,
+        "challenge_id IS NOT NULL",
+    )
+    assert ("id", "integer", False, None, 1, None, True) in games_columns
+
+
+@pytest.mark.parametrize("module", ["bot.presentation.render", "bot.storage"])
+def test_importing_loads_no_database_driver(module):
+    """A driver is loaded when a database of its kind is opened, not by what merely names
+    storage: rendering a board or type-checking a service pulls in neither."""
+    code = (
+        f"import sys, {module}; "
+        "print(sorted(m for m in ('aiosqlite', 'asyncpg') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
 
 
 async def test_64_bit_ids_and_seeds_round_trip(storage):
     big_user, big_chat = 2**62 + 5, -(10**15) - 7
-    games = GameService(storage, new_seed=lambda: 2**64 - 1)
+    games = GameService(storage, ChatLocks(storage), new_seed=lambda: 2**64 - 1)
     stored = await games.start(big_chat, big_user, 4)
     assert (await storage.active_game(big_chat, big_user)).game.seed == 2**64 - 1
-    await storage.link_message(stored.id, 2**40)
+    await games.link_message(stored, 2**40)
     assert (await storage.game(stored.id)).message_id == 2**40
-    challenge = await storage.insert_challenge(
-        big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
-    )
+    async with storage.transaction():
+        challenge = await storage.insert_challenge(
+            big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
+        )
     assert (challenge.seed, challenge.creator_id, challenge.ends_at) == (
         2**63 - 1,
         big_user,
@@ -285,9 +454,12 @@ DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
 
 async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(database):
     """Two storages on one database, as two bot processes have, tap the same games at once."""
-    first, second = await Storage.open(database), await Storage.open(database)
+    first, second = await open_storage(database), await open_storage(database)
     try:
-        services = [GameService(first, new_seed=lambda: 99), GameService(second)]
+        services = [
+            GameService(first, ChatLocks(first), new_seed=lambda: 99),
+            GameService(second, ChatLocks(second)),
+        ]
         codes = "lurdllurrdul" * 3
         games = [await services[0].start(chat, chat, 4) for chat in (21, 22, 23)]
         taps = [
@@ -325,27 +497,29 @@ async def test_racing_taps_from_two_processes_never_lose_or_double_apply_a_move(
 
 
 async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes(database):
-    first, second = await Storage.open(database), await Storage.open(database)
+    first, second = await open_storage(database), await open_storage(database)
     try:
-        challenge = await first.insert_challenge(
-            -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
-        )
+        async with first.transaction():
+            challenge = await first.insert_challenge(
+                -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
+            )
         link = payload(challenge)
+        stores = (first, second, first, second)
         joins = await asyncio.gather(
-            *(ChallengeService(store).join(link, 77) for store in (first, second, first, second))
+            *(ChallengeService(store, ChatLocks(store)).join(link, 77) for store in stores)
         )
         assert sorted(j.status for j in joins).count(JoinStatus.JOINED) == 1
         assert {j.entry.id for j in joins} == {joins[0].entry.id}
         assert await first.challenge_players(challenge.id) == 1
         starts = await asyncio.gather(
-            *(GameService(store).start(-9, 77, 4) for store in (first, second, first, second))
+            *(GameService(store, ChatLocks(store)).start(-9, 77, 4) for store in stores)
         )
         assert len({s.id for s in starts}) == 4
         assert (await second.active_game(-9, 77)).id in {s.id for s in starts}
         finished = await asyncio.gather(
-            *(store.finish_challenge(challenge.id) for store in (first, second) * 3)
+            *(ChallengeService(store, ChatLocks(store)).finish(challenge) for store in stores)
         )
-        assert finished.count(True) == 1
+        assert sum(f is not None for f in finished) == 1
         assert (await second.challenge_entry(challenge.id, 77)).active is False
     finally:
         await first.close()

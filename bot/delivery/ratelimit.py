@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from aiolimiter import AsyncLimiter
+from cachetools import TLRUCache, TTLCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
@@ -35,9 +36,14 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         self._group_max_rate = group_max_rate
         self._group_period = group_period
         self._max_retries = max_retries
-        self._max_tracked_groups = max_tracked_groups
-        self._group_limiters: dict[int, AsyncLimiter] = {}
-        self._blocked_until: dict[int | None, float] = {}
+        # A group whose limiter has been idle for a whole period has a full bucket again, no
+        # different from one never seen; a flood wait is forgotten once it is over.
+        self._group_limiters: TTLCache[int, AsyncLimiter] = TTLCache(
+            max_tracked_groups, ttl=group_period, timer=time.monotonic
+        )
+        self._blocked_until: TLRUCache[int | None, float] = TLRUCache(
+            max_tracked_groups, ttu=lambda _key, until, _now: until, timer=time.monotonic
+        )
 
     async def initialize(self) -> None:
         """Nothing to set up: limiters are created per group on first use."""
@@ -48,22 +54,10 @@ class ChatRateLimiter(BaseRateLimiter[int]):
     def _group_limiter(self, chat_id: int) -> AsyncLimiter:
         limiter = self._group_limiters.get(chat_id)
         if limiter is None:
-            if len(self._group_limiters) >= self._max_tracked_groups:
-                self._forget_quiet_chats()
             limiter = AsyncLimiter(self._group_max_rate, self._group_period)
-            self._group_limiters[chat_id] = limiter
+        # Stored again on every use: the time to live counts from the group's last message.
+        self._group_limiters[chat_id] = limiter
         return limiter
-
-    def _forget_quiet_chats(self) -> None:
-        """A group whose bucket has drained, or a chat whose flood wait is over, is no
-        different from one never seen: forget them, so a bot in many groups stays small."""
-        self._group_limiters = {
-            chat_id: limiter
-            for chat_id, limiter in self._group_limiters.items()
-            if not limiter.has_capacity(self._group_max_rate)
-        }
-        now = time.monotonic()
-        self._blocked_until = {key: t for key, t in self._blocked_until.items() if t > now}
 
     async def _wait_if_blocked(self, key: int | None) -> None:
         while (pause := self._blocked_until.get(key, 0.0) - time.monotonic()) > 0:

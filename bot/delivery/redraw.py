@@ -13,6 +13,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from cachetools import TTLCache
+
 log = logging.getLogger(__name__)
 Draw = Callable[[], Awaitable[None]]
 
@@ -23,7 +25,8 @@ class Redrawer:
         self._clock = clock
         self._dirty: dict[int, dict[int, Draw]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
-        self._last_edit: dict[int, float] = {}
+        # A chat's last edit matters for one interval; after that it delays nothing.
+        self._last_edit: TTLCache[int, float] = TTLCache(100_000, ttl=interval, timer=clock)
 
     def request(self, chat_id: int, message_id: int, draw: Draw, *, replace: bool = True) -> None:
         """Ask for `message_id` to be redrawn; a later request for it replaces an earlier one.
@@ -34,8 +37,6 @@ class Redrawer:
         pending = self._dirty.setdefault(chat_id, {})
         if replace or message_id not in pending:
             pending[message_id] = draw
-        if len(self._last_edit) > 10_000:
-            self._forget_old_edits()
         if chat_id not in self._workers:
             self._workers[chat_id] = asyncio.create_task(self._work(chat_id))
 
@@ -57,12 +58,14 @@ class Redrawer:
             if not self._dirty.get(chat_id):
                 self._dirty.pop(chat_id, None)
 
-    def _forget_old_edits(self) -> None:
-        """Chats whose last edit is older than the interval need no memory of it."""
-        horizon = self._clock() - self._interval
-        self._last_edit = {c: t for c, t in self._last_edit.items() if t > horizon}
-
     async def drain(self, timeout: float) -> None:
-        """Let pending redraws finish (at shutdown), but never wait longer than `timeout`."""
-        if self._workers:
-            await asyncio.wait(list(self._workers.values()), timeout=timeout)
+        """At shutdown: let pending redraws finish for up to `timeout`, then drop the rest.
+
+        A dropped redraw loses nothing: the state is saved, and the next tap draws it.
+        """
+        if not self._workers:
+            return
+        _, late = await asyncio.wait(list(self._workers.values()), timeout=timeout)
+        for worker in late:
+            worker.cancel()
+        await asyncio.gather(*late, return_exceptions=True)

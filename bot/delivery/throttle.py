@@ -9,6 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from cachetools import TTLCache
+
+MAX_TRACKED_USERS = 100_000
+
 
 class Throttle:
     def __init__(
@@ -17,7 +21,11 @@ class Throttle:
         self._rate = rate
         self._burst = burst
         self._clock = clock
-        self._buckets: dict[int, tuple[float, float]] = {}
+        # (tokens, when) per user. A bucket untouched for burst / rate seconds is full again,
+        # the same as no bucket at all, so it may be forgotten.
+        self._buckets: TTLCache[int, tuple[float, float]] = TTLCache(
+            MAX_TRACKED_USERS, ttl=burst / rate, timer=clock
+        )
 
     def allow(self, user_id: int) -> bool:
         now = self._clock()
@@ -27,13 +35,4 @@ class Throttle:
             self._buckets[user_id] = (tokens, now)
             return False
         self._buckets[user_id] = (tokens - 1, now)
-        if len(self._buckets) > 100_000:
-            self._forget_full_buckets(now)
         return True
-
-    def _forget_full_buckets(self, now: float) -> None:
-        """Drop users whose bucket has refilled: they are back to the default anyway."""
-        full_after = self._burst / self._rate
-        self._buckets = {
-            user: state for user, state in self._buckets.items() if now - state[1] < full_after
-        }

@@ -19,13 +19,13 @@ from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
-from telegram.ext import SimpleUpdateProcessor
+
+from bot.delivery.updates import MAX_CONCURRENT_UPDATES, ChatOrderedProcessor
 
 log = logging.getLogger(__name__)
 # Telegram gives up on a webhook request after about a minute and sends the update again;
 # answer well before that even if a handler hangs, so it is not applied twice.
 ACK_TIMEOUT = 25.0
-MAX_CONCURRENT_UPDATES = 256  # what concurrent_updates(True) means in python-telegram-bot
 
 
 class AcknowledgingQueue(asyncio.Queue[Any]):
@@ -58,8 +58,8 @@ class AcknowledgingQueue(asyncio.Queue[Any]):
             done.set_result(None)
 
 
-class AcknowledgingProcessor(SimpleUpdateProcessor):
-    """Runs updates concurrently, like the default, and tells the queue when each is done."""
+class AcknowledgingProcessor(ChatOrderedProcessor):
+    """Runs updates like ChatOrderedProcessor, and tells the queue when each is done."""
 
     def __init__(
         self, queue: AcknowledgingQueue, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES
@@ -69,6 +69,6 @@ class AcknowledgingProcessor(SimpleUpdateProcessor):
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         try:
-            await coroutine
+            await super().do_process_update(update, coroutine)
         finally:
             self._queue.handled(update)

@@ -156,6 +156,16 @@ class FakeBotApi:
         """
         return self.world.add_group(chat_id, title, admins, creator, members)
 
+    def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
+        """Admin ``user_id`` upgrades basic group ``chat_id`` to supergroup ``new_chat_id``.
+
+        Both chats get a service message for the bot (``migrate_to_chat_id`` in the old one,
+        ``migrate_from_chat_id`` in the new one); calls naming the old chat then fail with
+        400 "group chat was upgraded to a supergroup chat" and the new id in ``parameters``.
+        """
+        self._cursor = len(self.log)
+        self.world.upgrade_group(chat_id, new_chat_id, user_id)
+
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
         """The user blocks (or unblocks) the bot: sends then fail with 403."""
         self.world.chat(user_id).blocked = blocked
@@ -169,14 +179,25 @@ class FakeBotApi:
         text: str,
         *,
         reply_to_message_id: int | None = None,
+        as_group: bool = False,
     ) -> dict[str, Any]:
         """The user writes ``text``; queues a ``message`` update and returns the message.
 
         Commands get ``bot_command`` entities. In groups with privacy mode on, the update
-        is only queued for commands meant for this bot and replies to its messages.
+        is only queued for commands meant for this bot and replies to its messages. With
+        ``as_group`` an admin writes anonymously, as the group.
         """
         self._cursor = len(self.log)
-        return self.world.user_sends_text(user_id, chat_id, text, reply_to_message_id)
+        return self.world.user_sends_text(
+            user_id, chat_id, text, reply_to_message_id, as_group=as_group
+        )
+
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """Someone in the chat deletes a message (the bot is not told, as on Telegram)."""
+        msg = self.world.message(chat_id, message_id)
+        if msg is None:
+            raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        self.world.delete_message(msg)
 
     def edit_text(self, user_id: int, chat_id: int, message_id: int, text: str) -> dict[str, Any]:
         """The user edits their message ``message_id`` into ``text``; queues ``edited_message``.
@@ -331,6 +352,11 @@ class FakeBotApi:
     def webhook_targets(self, targets: list[str] | None) -> None:
         self.webhook.targets = list(targets) if targets else None
         self.world.notifier.notify()
+
+    def lose_webhook_answers(self, count: int = 1) -> None:
+        """The webhook's next ``count`` answers are lost on their way back (a connection
+        dropped, a timeout): the bot handled those updates, and Telegram sends them again."""
+        self.webhook.lost_answers += count
 
     @property
     def webhook_deliveries(self) -> list[Delivery]:

@@ -61,6 +61,7 @@ def too_many_requests(retry_after: int) -> ApiError:
 
 
 CHAT_NOT_FOUND = "chat not found"
+GROUP_UPGRADED = "Bad Request: group chat was upgraded to a supergroup chat"
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
 NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly "

@@ -10,6 +10,9 @@ Delays are scaled down from Telegram's seconds so tests stay fast.
 ``ordered = False`` drops the one-chat-at-a-time rule (every update is its own queue), to
 test a bot against updates of one chat arriving at once, as after a redelivery.
 
+``lost_answers`` makes the next answers count as lost on the way back (a dropped connection,
+a timeout): the bot has handled the update, and it is delivered again, as Telegram does.
+
 ``targets`` overrides where updates go: a list of URLs served round-robin, which is how a
 load balancer in front of several bot processes looks from Telegram's side (the registered
 URL must be public HTTPS; the processes listen on plain HTTP on 127.0.0.1).
@@ -81,6 +84,7 @@ class WebhookDelivery:
         self.world = world
         self.targets: list[str] | None = None
         self.ordered = True
+        self.lost_answers = 0
         self.deliveries: list[Delivery] = []
         self.retry_delay = retry_delay
         self.max_retry_delay = max_retry_delay
@@ -217,6 +221,9 @@ class WebhookDelivery:
                 await response.read()
                 if not 200 <= status < 300:
                     error = f"Wrong response from the webhook: {status} {response.reason}"
+                elif self.lost_answers > 0:
+                    self.lost_answers -= 1
+                    status, error = None, "Connection failed: the answer was lost"
         except (aiohttp.ClientError, TimeoutError) as failure:
             error = f"Connection failed: {failure.__class__.__name__}: {failure}"
         finally:

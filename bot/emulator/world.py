@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CHAT_NOT_FOUND, bad_request
+from .errors import CHAT_NOT_FOUND, GROUP_UPGRADED, ApiError, bad_request
 from .html import utf16_len
 from .notify import Notifier
 
@@ -60,6 +60,13 @@ class Chat:
     blocked: bool = False
     menu_button: dict[str, Any] | None = None
     next_message_id: int = 1
+    # A basic group upgraded to a supergroup: the supergroup's id. The old chat keeps its
+    # messages, but every Bot API call naming it fails with the new id attached.
+    migrated_to: int | None = None
+
+
+# Telegram's stand-in sender for messages an anonymous admin writes as the group.
+ANONYMOUS_ADMIN = 1087968824
 
 
 @dataclass
@@ -76,6 +83,10 @@ class StoredMessage:
     reply_markup: dict[str, Any] | None = None
     edit_date: int | None = None
     reply_to: int | None = None
+    # Sent on behalf of a chat: an anonymous admin writing as the group.
+    sender_chat_id: int | None = None
+    # A service message's fields (migrate_to_chat_id, ...); such a message has no text.
+    service: dict[str, Any] | None = None
 
 
 @dataclass
@@ -149,10 +160,17 @@ class World:
         }
 
     def user_dict(self, user_id: int) -> dict[str, Any]:
-        """A ``User`` object for a simulated user or the bot."""
+        """A ``User`` object for a simulated user, the bot, or Telegram's anonymous admin."""
         if user_id == self.bot_id:
             bot = self.bot_user()
             return {key: bot[key] for key in ("id", "is_bot", "first_name", "username")}
+        if user_id == ANONYMOUS_ADMIN:
+            return {
+                "id": ANONYMOUS_ADMIN,
+                "is_bot": True,
+                "first_name": "Group",
+                "username": "GroupAnonymousBot",
+            }
         return dict(self.users[user_id])
 
     def chat_dict(self, chat: Chat) -> dict[str, Any]:
@@ -190,8 +208,13 @@ class World:
             "from": self.user_dict(msg.sender_id),
             "chat": self.chat_dict(chat),
             "date": msg.date,
-            "text": msg.text,
         }
+        if msg.service is not None:
+            data.update(msg.service)
+        else:
+            data["text"] = msg.text
+        if msg.sender_chat_id is not None:
+            data["sender_chat"] = self.chat_dict(self.chats[msg.sender_chat_id])
         if msg.entities:
             data["entities"] = [dict(entity) for entity in msg.entities]
         if msg.reply_markup is not None:
@@ -266,10 +289,16 @@ class World:
     # ----- lookups ----------------------------------------------------------------------
 
     def chat(self, chat_id: Any) -> Chat:
-        """The chat for a ``chat_id`` parameter, or Telegram's ``chat not found``."""
+        """The chat for a ``chat_id`` parameter, or Telegram's ``chat not found``.
+
+        A group upgraded to a supergroup answers with Telegram's error naming the new id.
+        """
         if not isinstance(chat_id, int) or chat_id not in self.chats:
             raise bad_request(CHAT_NOT_FOUND)
-        return self.chats[chat_id]
+        chat = self.chats[chat_id]
+        if chat.migrated_to is not None:
+            raise ApiError(400, GROUP_UPGRADED, migrate_to_chat_id=chat.migrated_to)
+        return chat
 
     def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
         """A stored, not deleted message."""
@@ -295,6 +324,8 @@ class World:
         entities: list[dict[str, Any]] | None = None,
         reply_markup: dict[str, Any] | None = None,
         reply_to: int | None = None,
+        sender_chat_id: int | None = None,
+        service: dict[str, Any] | None = None,
     ) -> StoredMessage:
         """Append a message to a chat and broadcast a ``message`` event."""
         msg = StoredMessage(
@@ -307,6 +338,8 @@ class World:
             entities=list(entities or []),
             reply_markup=reply_markup,
             reply_to=reply_to,
+            sender_chat_id=sender_chat_id,
+            service=service,
         )
         chat.next_message_id += 1
         self.messages[chat.id][msg.message_id] = msg
@@ -408,14 +441,26 @@ class World:
         return False
 
     def user_sends_text(
-        self, user_id: int, chat_id: int, text: str, reply_to_message_id: int | None = None
+        self,
+        user_id: int,
+        chat_id: int,
+        text: str,
+        reply_to_message_id: int | None = None,
+        *,
+        as_group: bool = False,
     ) -> dict[str, Any]:
-        """A user writes in a chat; the bot gets an update if Telegram would deliver it."""
+        """A user writes in a chat; the bot gets an update if Telegram would deliver it.
+
+        `as_group`: an admin writing anonymously, as the group itself. Telegram then names
+        the group as `sender_chat`, and its GroupAnonymousBot as `from`.
+        """
         if user_id not in self.users:
             raise ValueError(f"unknown user {user_id}; call add_user first")
         if chat_id not in self.chats:
             raise ValueError(f"unknown chat {chat_id}")
         chat = self.chats[chat_id]
+        if chat.migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is now supergroup {chat.migrated_to}")
         if chat.type == "private":
             if chat.user_id != user_id:
                 raise ValueError(f"user {user_id} cannot write in private chat {chat_id}")
@@ -427,12 +472,15 @@ class World:
             raise ValueError("Telegram clients cannot send empty messages")
         if reply_to_message_id is not None and self.message(chat_id, reply_to_message_id) is None:
             raise ValueError(f"message {reply_to_message_id} not found in chat {chat_id}")
+        if as_group and not self.is_admin(chat, user_id):
+            raise ValueError(f"only an admin of chat {chat_id} can write as the group")
         msg = self.store_message(
             chat,
-            user_id,
+            ANONYMOUS_ADMIN if as_group else user_id,
             text,
             entities=self.bot_commands_in(text),
             reply_to=reply_to_message_id,
+            sender_chat_id=chat_id if as_group else None,
         )
         wire = self.message_dict(msg)
         if self._visible_to_bot(chat, msg):
@@ -467,6 +515,8 @@ class World:
         msg = self.message(chat_id, message_id)
         if msg is None:
             raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        if self.chats[chat_id].migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is now supergroup {self.chats[chat_id].migrated_to}")
         if strict:
             buttons = [
                 button.get("callback_data")
@@ -494,6 +544,30 @@ class World:
             },
         )
         return query_id
+
+    def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
+        """An admin upgrades a basic group to a supergroup, which gets a new id.
+
+        As on Telegram: the supergroup has the group's title and members, each chat gets a
+        service message naming the other (delivered whatever the privacy mode), and from
+        then on every call naming the old chat fails with the new id attached.
+        """
+        old = self.chats.get(chat_id)
+        if old is None or old.type != "group" or old.migrated_to is not None:
+            raise ValueError(f"chat {chat_id} is not a basic group")
+        if new_chat_id in self.chats or new_chat_id > -1_000_000_000_000:
+            raise ValueError(f"{new_chat_id} is not a free supergroup id (-100...)")
+        if not self.is_admin(old, user_id):
+            raise ValueError(f"only an admin of chat {chat_id} can upgrade it")
+        self.add_group(new_chat_id, old.title or "", old.admins, old.creator, old.members)
+        new = self.chats[new_chat_id]
+        for chat, service in (
+            (old, {"migrate_to_chat_id": new_chat_id}),
+            (new, {"migrate_from_chat_id": chat_id}),
+        ):
+            msg = self.store_message(chat, user_id, "", service=service)
+            self.enqueue_update("message", self.message_dict(msg))
+        old.migrated_to = new_chat_id
 
     # ----- commands -----------------------------------------------------------------------
 

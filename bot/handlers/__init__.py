@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+from telegram import Update
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
 
-from bot.handlers import buttons, commands, errors
+from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups
 from bot.presentation import callbacks
+
+FLOOD_GROUP = -2  # drops what is over budget before anything else runs
+BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
+
+
+def _no_data(data: object) -> bool:
+    """Matches no data at all; see `register`."""
+    return False
 
 
 def register(application: Application) -> None:
+    application.add_handler(TypeHandler(Update, flood.drop_excess_messages), group=FLOOD_GROUP)
+    application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     # New messages only: editing an old message must not run its command (or chatter) again.
     new = filters.UpdateType.MESSAGE
-    for name, callback in commands.COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback, filters=new))
+    players_only = new & ~filters.SenderChat.ALL
+    for command in commands.COMMANDS:
+        only = players_only if command.plays else new
+        application.add_handler(CommandHandler(command.name, command.handler, filters=only))
+    playing = [command.name for command in commands.COMMANDS if command.plays]
+    application.add_handler(
+        CommandHandler(playing, commands.anonymous_player, filters=new & filters.SenderChat.ALL)
+    )
+    # python-telegram-bot tests a pattern only against non-empty data: a query with empty
+    # data goes to the first pattern handler. Make that this one, so every parser below
+    # only ever sees data its pattern matched.
+    application.add_handler(CallbackQueryHandler(buttons.on_unknown_button, _no_data))
     application.add_handler(CallbackQueryHandler(buttons.on_game_button, callbacks.GAME_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_new_button, callbacks.NEW_PATTERN))
     application.add_handler(
@@ -22,6 +50,7 @@ def register(application: Application) -> None:
         CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
     )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
     application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))

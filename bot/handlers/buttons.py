@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from telegram import CallbackQuery, Update
-from telegram.ext import ContextTypes
 
 import engine
 from bot.handlers import challenges, groups
-from bot.handlers.common import (
-    Audience,
-    answer,
-    audience,
-    edit_board,
-    offered,
-    request_redraw,
-    send_board,
-    sender_translator,
-    services,
-    show_keyboard,
-    show_text,
-)
+from bot.handlers.board_messages import edit_board, request_redraw, send_board
+from bot.handlers.bookkeeping import delivery_key, sender_translator
+from bot.handlers.context import Audience, BotContext
+from bot.handlers.replies import answer, offered, show_keyboard, show_text
 from bot.presentation import callbacks, render
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.names import player_name
@@ -35,91 +25,88 @@ def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     """The toast for a tap the engine did not apply, or for a notable move."""
     toasts = {
         engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
-        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose Keep going or New game."),
+        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose “Keep going” or “New game”."),
         engine.Outcome.NO_UNDOS_LEFT: t._("No undos left in this game."),
         engine.Outcome.NOTHING_TO_UNDO: t._("There is no move to undo."),
-        engine.Outcome.NOT_WON: t._("This game is already going on."),
+        engine.Outcome.NOT_WON: t._("You're already playing on."),
         engine.Outcome.WON: t._("🎉 2048!"),
         engine.Outcome.GAME_OVER: t._("Game over."),
     }
     return toasts.get(outcome) if outcome is not None else None
 
 
-async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_game_button(update: Update, context: BotContext) -> None:
     """Apply a tap in arrival order, answer it, and leave the redraw to the Redrawer."""
     query = _query(update)
     tap = callbacks.parse_game_tap(query.data)
     message = query.message
-    if tap is None or message is None:
+    if message is None:  # a board too old for Telegram to hand back
         await on_unknown_button(update, context)
         return
     if tap.action == "hint":
         await _hint(update, context, tap.game_id)
         return
-    svc = services(context)
-    if not svc.throttle.allow(query.from_user.id):
-        t = await sender_translator(context, query.from_user)
-        await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
+    services, aud = context.services, context.audience
+    if not services.throttle.allow(query.from_user.id):
+        await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
         return
-    async with svc.games.chat_lock(message.chat.id):
-        aud = await audience(context, update)
-        result = await svc.games.tap(message.chat.id, query.from_user.id, tap.game_id, tap.action)
+    result = await services.games.tap(
+        message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
+    )
     await _answer_tap(update, context, result, aud)
     if result.changed and result.stored is not None:
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
         if result.stored.challenge_id is not None:
-            challenges.card_changed(context, result.stored.challenge_id)
+            await challenges.card_changed(context, result.stored.challenge_id)
 
 
-async def _hint(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int) -> None:
+async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     """Search off the event loop; moves go on meanwhile, and a hint for an old board is dropped."""
     query = _query(update)
     message = query.message
     assert message is not None
-    svc = services(context)
-    aud = await audience(context, update)
+    services, aud = context.services, context.audience
     t = aud.own
-    if not svc.hint_throttle.allow(query.from_user.id):
+    if not services.hint_throttle.allow(query.from_user.id):
         await answer(query, t._("Easy on the hints: give me a moment to think."))
         return
-    position = await svc.games.hint_position(message.chat.id, query.from_user.id, game_id)
+    position = await services.games.hint_position(message.chat.id, query.from_user.id, game_id)
     if position.status is TapStatus.HINTS_OFF:
         await answer(query, t._("Hints are off in challenges: everyone plays on their own."))
         return
-    if position.status is not TapStatus.APPLIED or position.outcome is not None:
+    if position.status is not TapStatus.SEARCH:
         await _answer_tap(update, context, position, aud)
         return
     assert position.stored is not None
     searched = position.stored
-    direction = await svc.hints.suggest(searched.game.board, searched.game.size)
+    direction = await services.hints.suggest(searched.game.board, searched.game.size)
     if direction is None:
-        await answer(query, t._("No move is left, so there is nothing to hint."))
+        await answer(query, t._("No moves left, so I have no hint."))
         return
-    async with svc.games.chat_lock(message.chat.id):
-        saved = await svc.games.save_hint(searched, direction)
-    if saved is None:
+    saved = await services.games.save_hint(searched, direction, delivery_key(update))
+    if saved is None or saved.hint is None:
         await answer(query, t._("The board changed while I was thinking. Ask again."))
         return
     await answer(
         query,
         t._(
             "💡 Try {arrow} {direction}.",
-            arrow=render.ARROWS[direction],
-            direction=render.direction_name(t, direction),
+            arrow=render.ARROWS[saved.hint],
+            direction=render.direction_name(t, saved.hint),
         ),
     )
     request_redraw(context, saved, message.message_id, aud.post, aud.player.view)
 
 
 async def _answer_tap(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, result: TapResult, aud: Audience
+    update: Update, context: BotContext, result: TapResult, aud: Audience
 ) -> None:
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
         await answer(query, _toast(t, result.outcome))
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
-        owner = await services(context).storage.player(result.stored.owner_id)
+        owner = await context.services.players.player(result.stored.owner_id)
         name = player_name(t, owner.name, owner.user_id, html=False)
         await answer(query, t._("This is {name}'s game. /new starts your own.", name=name))
     elif result.status is TapStatus.CHALLENGE_OVER:
@@ -131,10 +118,10 @@ async def _answer_tap(
         await answer(query, t._("This board is no longer available. /start shows your game."))
 
 
-async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_new_button(update: Update, context: BotContext) -> None:
     """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
-    aud = await audience(context, update)
+    aud = context.audience
     size = callbacks.parse_new_game(query.data)
     if size is None:
         await answer(query)
@@ -144,52 +131,51 @@ async def on_new_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     message = query.message
     assert message is not None
-    svc = services(context)
-    async with svc.games.chat_lock(aud.chat_id):
-        stored = await svc.games.start(aud.chat_id, query.from_user.id, size)
-        await answer(query)
-        if aud.in_group:  # the menu is shared: leave it for others, post the board anew
-            await send_board(context.bot, svc, stored, aud.post, aud.player.view)
-        else:
-            await edit_board(
-                context.bot, svc, stored, message.message_id, aud.post, aud.player.view
-            )
+    services = context.services
+    stored = await services.games.start(aud.chat_id, query.from_user.id, size, delivery_key(update))
+    await answer(query)
+    if aud.in_group:  # the menu is shared: leave it for others, post the board anew
+        await send_board(context.bot, services, stored, aud.post, aud.player.view)
+    else:
+        await edit_board(
+            context.bot, services, stored, message.message_id, aud.post, aud.player.view
+        )
 
 
-async def on_language_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_language_button(update: Update, context: BotContext) -> None:
     """In private the player's language; in a group the group's, for its admins only."""
     query = _query(update)
     if not offered(query):  # a language tap forged onto a board must not overwrite it
         await on_unknown_button(update, context)
         return
     code = callbacks.parse_language(query.data)
-    aud = await audience(context, update)
-    storage = services(context).storage
+    aud = context.audience
+    players = context.services.players
     t = translator(code)
     if aud.in_group:
         if not await groups.is_admin(context, aud.chat_id, query.from_user.id):
             await answer(query, aud.own._("Only the group's admins can change its language."))
             return
-        await storage.set_chat_language(aud.chat_id, code)
+        await players.set_chat_language(aud.chat_id, code)
         confirmation = t._("From now on I'll post in English in this group.")
     else:
-        await storage.set_language(query.from_user.id, code)
+        await players.set_language(aud.chat_id, query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
     await answer(query, confirmation)
     await show_text(query, confirmation)
 
 
-async def on_current_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_current_button(update: Update, context: BotContext) -> None:
     query = _query(update)
-    aud = await audience(context, update)
-    svc = services(context)
+    aud = context.audience
+    services = context.services
     await answer(query)
-    stored = await svc.games.current_or_start(aud.chat_id, query.from_user.id)
-    await send_board(context.bot, svc, stored, aud.post, aud.player.view)
+    stored = await services.games.current_or_start(aud.chat_id, query.from_user.id)
+    await send_board(context.bot, services, stored, aud.post, aud.player.view)
 
 
-async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_unknown_button(update: Update, context: BotContext) -> None:
     """Forged, garbled or long-retired button data: say so, touch nothing."""
     query = _query(update)
-    t = (await audience(context, update)).own
+    t = await sender_translator(context, query.from_user)
     await answer(query, t._("This button doesn't work any more. /start shows your game."))

@@ -1,8 +1,8 @@
 """Challenges on Telegram: the /challenge card, joining by deep link, live and final cards.
 
-Card edits are paced: a tap only marks the card for a refresh, and one job per card redraws
-it at most once per `card_interval` with the standings of that moment, so a hundred players
-cost the group a handful of edits a minute.
+Card edits are paced: a tap only asks for the card to be redrawn, and the card redrawer edits
+a group's cards at most once per `card_interval`, each time with the standings of that
+moment, so a hundred players cost the group a handful of edits a minute.
 """
 
 from __future__ import annotations
@@ -10,11 +10,14 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, TelegramError
-from telegram.ext import Application, ContextTypes
+from telegram import Bot, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, ChatMigrated, TelegramError
+from telegram.ext import Application
 
-from bot.handlers.common import Audience, audience, send_board, services
+from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.context import Audience, BotContext, Services
+from bot.handlers.replies import reply
 from bot.models import Challenge
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.leaderboards import (
@@ -24,140 +27,183 @@ from bot.presentation.leaderboards import (
     winner_text,
 )
 from bot.presentation.names import group_name
-from bot.services import challenges as domain
+from bot.services.challenges import (
+    MAX_OPEN_PER_GROUP,
+    ChallengeArgsError,
+    JoinStatus,
+    parse_challenge_args,
+    payload,
+)
 
 log = logging.getLogger(__name__)
 CARD_TOP = 10
 
 
-async def challenge(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    aud = await audience(context, update)
-    assert update.effective_message is not None and update.effective_chat is not None
+async def challenge(update: Update, context: BotContext) -> None:
+    aud = context.audience
+    assert update.effective_chat is not None
     t = aud.post
     if not aud.in_group:
-        await update.effective_message.reply_text(
-            t._("Challenges are played in groups: add me to a group and send /challenge there.")
+        await reply(
+            update,
+            t._("Challenges are played in groups: add me to a group and send /challenge there."),
         )
         return
     try:
-        size, duration = domain.parse_challenge_args(context.args or [])
-    except domain.ChallengeArgsError:
-        await update.effective_message.reply_text(
+        size, duration = parse_challenge_args(context.args or [])
+    except ChallengeArgsError:
+        await reply(
+            update,
             t._(
-                "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. "
-                "Durations run from 1m to 7d."
-            )
+                "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. The duration "
+                "can be 1m to 7d (m = minutes, h = hours, d = days)."
+            ),
         )
         return
-    svc = services(context)
-    created = await svc.challenges.create(
+    services = context.services
+    delivery = delivery_key(update)
+    created = await services.challenges.create(
         aud.chat_id,
         update.effective_chat.title or "",
         t.language,
         aud.player.user_id,
         size,
         duration,
+        delivery,
     )
     if created is None:
-        await update.effective_message.reply_text(
+        await reply(
+            update,
             t.ngettext(
                 "This group already has {n} challenge running. Wait until it ends.",
                 "This group already has {n} challenges running. Wait until one ends.",
-                domain.MAX_OPEN_PER_GROUP,
-            )
+                MAX_OPEN_PER_GROUP,
+            ),
         )
         return
-    text, markup = await _card(context, created, t)
-    message = await update.effective_message.reply_text(text, reply_markup=markup)
-    await svc.storage.set_challenge_message(created.id, message.message_id)
+    if created.message_id is not None:
+        return  # a repeated delivery of the command: its card is in the group already
+    text, markup = await _card(context.bot.username, services, created, t)
+    try:
+        message = await reply(update, text, reply_markup=markup)
+    except TelegramError as error:  # removed from the group, network trouble
+        # Without its card nobody can join: it must not hold one of the group's places.
+        withdrawn = await services.challenges.withdraw(created, delivery)
+        log.warning(
+            "card of challenge %s not posted (%s); %s",
+            created.id,
+            error,
+            "withdrawn" if withdrawn else "another delivery posted one",
+        )
+        return
+    await _keep_card(services, created, message)
     schedule_end(context.application, created)
 
 
-async def join(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, aud: Audience, start_payload: str
-) -> None:
+async def _keep_card(services: Services, challenge: Challenge, message: Message) -> None:
+    """Make `message` the challenge's card, or delete it if another card beat it there."""
+    if await services.challenges.set_card(challenge, message.message_id):
+        return
+    try:
+        await message.delete()
+    except TelegramError as error:
+        log.warning("second card of challenge %s not deleted: %s", challenge.id, error)
+
+
+async def join(update: Update, context: BotContext, aud: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
-    assert update.effective_message is not None
-    svc = services(context)
+    services = context.services
     t = aud.post
-    result = await svc.challenges.join(start_payload, aud.player.user_id)
-    if result.status is domain.JoinStatus.INVALID:
-        await update.effective_message.reply_text(
-            t._("This challenge link doesn't work. Ask for a new one in the group.")
+    result = await services.challenges.join(start_payload, aud.player.user_id, delivery_key(update))
+    if result.status is JoinStatus.INVALID:
+        await reply(
+            update, t._("This challenge link doesn't work. Ask for a new one in the group.")
         )
         return
     assert result.challenge is not None
-    if result.status is domain.JoinStatus.ENDED:
-        await update.effective_message.reply_text(t._("This challenge has ended."))
+    if result.status is JoinStatus.ENDED:
+        # An entrant back on an old link gets no live board: its arrows would only refuse.
+        ended = t._("This challenge has ended.")
+        if result.entry is not None:
+            ended = t._("This challenge has ended. Your score counts as it stands.")
+        await reply(update, ended)
         return
-    if result.status is domain.JoinStatus.JOINED:
-        await update.effective_message.reply_text(
+    if result.status is JoinStatus.JOINED:
+        card_language = (await _card_translator(services, result.challenge)).language
+        await reply(
+            update,
             t._(
-                "You're in the challenge from {title}! Everyone gets the same tiles. "
+                "You've joined the challenge in {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
                 title=group_name(t, result.challenge.chat_title, result.challenge.chat_id),
-                time=end_time(t, result.challenge.ends_at),
-            )
+                time=end_time(t, result.challenge.ends_at, card_language),  # the group's clock
+            ),
         )
     assert result.entry is not None
-    await send_board(context.bot, svc, result.entry, t, aud.player.view)
+    await send_board(context.bot, services, result.entry, t, aud.player.view)
 
 
-async def _card_translator(context: ContextTypes.DEFAULT_TYPE, challenge: Challenge) -> Translator:
+async def _card_translator(services: Services, challenge: Challenge) -> Translator:
     """The group's chosen language, else the language the card was first posted in."""
-    language = await services(context).storage.chat_language(challenge.chat_id)
+    language = await services.players.chat_language(challenge.chat_id)
     return translator(language or challenge.language)
 
 
 async def _card(
-    context: ContextTypes.DEFAULT_TYPE, challenge: Challenge, t: Translator
+    bot_username: str, services: Services, challenge: Challenge, t: Translator
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    storage = services(context).storage
+    storage = services.storage
     standings = await storage.challenge_standings(challenge.id, CARD_TOP)
     players = await storage.challenge_players(challenge.id)
     text = challenge_card(t, challenge, standings, players, CARD_TOP)
     if challenge.finished:
         return text, None
-    link = f"https://t.me/{context.bot.username}?start={domain.payload(challenge)}"
+    link = f"https://t.me/{bot_username}?start={payload(challenge)}"
     return text, challenge_keyboard(t, link)
 
 
-def card_changed(context: ContextTypes.DEFAULT_TYPE, challenge_id: int) -> None:
-    """A standing may have moved: make sure one card refresh is on its way, not one per tap."""
-    job_queue = context.job_queue
-    assert job_queue is not None
-    name = f"card-{challenge_id}"
-    if job_queue.get_jobs_by_name(name):
+async def card_changed(context: BotContext, challenge_id: int) -> None:
+    """A standing may have moved: have the card redrawn soon, once for many taps."""
+    bot, services = context.bot, context.services
+    challenge = await services.storage.challenge(challenge_id)
+    if challenge is None or challenge.message_id is None:
         return
-    svc = services(context)
-    edited_at = context.bot_data.setdefault("card_edited_at", {})
-    now = time.monotonic()
-    delay = max(0.0, edited_at.get(challenge_id, 0.0) + svc.card_interval - now)
-    # Book the edit's time now: once the job starts it is no longer listed, and a tap
-    # landing before its first line runs would otherwise schedule a second edit at once.
-    edited_at[challenge_id] = now + delay
-    job_queue.run_once(_refresh_card, delay, data=challenge_id, name=name)
+    message_id = challenge.message_id
+
+    async def draw() -> None:
+        current = await services.storage.challenge(challenge_id)
+        # Not a card that has gone: a group that moved has its card posted anew already.
+        if current is not None and not current.finished and current.message_id == message_id:
+            await show_card(bot, services, current)
+
+    services.card_redrawer.request(challenge.chat_id, message_id, draw)
 
 
-async def _refresh_card(context: ContextTypes.DEFAULT_TYPE) -> None:
-    assert context.job is not None
-    challenge_id: int = context.job.data  # type: ignore[assignment]
-    current = await services(context).storage.challenge(challenge_id)
-    if current is None or current.finished or current.message_id is None:
-        return
-    await _edit_card(context, current)
+async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
+    """Bring the challenge's card up to date: edit it, or post one if it has none.
 
-
-async def _edit_card(context: ContextTypes.DEFAULT_TYPE, challenge: Challenge) -> None:
-    t = await _card_translator(context, challenge)
-    text, markup = await _card(context, challenge, t)
+    A challenge has no card after its group moved to a new id, which a send to the old id
+    may be the first to tell: then the group is moved (`follow_group`) and the card posted
+    in the new chat.
+    """
+    t = await _card_translator(services, challenge)
+    text, markup = await _card(bot.username, services, challenge, t)
     try:
-        await context.bot.edit_message_text(
-            text,
-            chat_id=challenge.chat_id,
-            message_id=challenge.message_id,
-            reply_markup=markup,
-        )
+        if challenge.message_id is None:
+            message = await bot.send_message(challenge.chat_id, text, reply_markup=markup)
+            await _keep_card(services, challenge, message)
+        else:
+            await bot.edit_message_text(
+                text,
+                chat_id=challenge.chat_id,
+                message_id=challenge.message_id,
+                reply_markup=markup,
+            )
+    except ChatMigrated as error:
+        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+        moved = await services.storage.challenge(challenge.id)
+        if moved is not None and moved.finished:  # `follow_group` posts the open ones
+            await show_card(bot, services, moved)
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
@@ -165,35 +211,53 @@ async def _edit_card(context: ContextTypes.DEFAULT_TYPE, challenge: Challenge) -
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
+async def follow_group(bot: Bot, services: Services, old: int, new: int) -> None:
+    """Group `old` is now supergroup `new`: move what the bot keeps of it there, and post
+    the cards of its running challenges anew (the old messages stay in the old chat)."""
+    for challenge in await services.players.move_group(old, new):
+        await show_card(bot, services, challenge)
+
+
 def schedule_end(application: Application, challenge: Challenge) -> None:
+    """Have the challenge end on time, by one job per process however often it is asked."""
     job_queue = application.job_queue
     assert job_queue is not None
+    if job_queue.get_jobs_by_name(f"end-{challenge.id}"):
+        return
     delay = max(0.0, challenge.ends_at - time.time())
     job_queue.run_once(_end, delay, data=challenge.id, name=f"end-{challenge.id}")
 
 
-async def reschedule_open_challenges(application: Application) -> None:
-    """At start-up: every challenge still open gets its end job again (or ends right away)."""
-    storage = application.bot_data["services"].storage
-    for open_challenge in await storage.open_challenges():
-        schedule_end(application, open_challenge)
+async def schedule_open_challenges(application: Application, services: Services) -> None:
+    """Every open challenge without an end job gets one (or ends right away if overdue).
+
+    Runs at start-up, and with a shared database every minute: every process ends every open
+    challenge on time, and `finish` lets exactly one of them post the final card and the
+    winner, so a challenge does not wait for a restart if the process that made it is gone.
+    """
+    for challenge in await services.storage.open_challenges():
+        schedule_end(application, challenge)
 
 
-async def _end(context: ContextTypes.DEFAULT_TYPE) -> None:
+async def _end(context: BotContext) -> None:
     assert context.job is not None and context.job_queue is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    for job in context.job_queue.get_jobs_by_name(f"card-{challenge_id}"):
-        job.schedule_removal()
-    finished = await services(context).challenges.finish(challenge_id)
+    services = context.services
+    challenge = await services.storage.challenge(challenge_id)
+    finished = None if challenge is None else await services.challenges.finish(challenge)
     if finished is None:
         return
-    t = await _card_translator(context, finished)
-    if finished.message_id is not None:
-        await _edit_card(context, finished)
-    standings = await services(context).storage.challenge_standings(finished.id, 1)
+    await show_card(context.bot, services, finished)
+    # Showing the card may have found the group under a new id: announce the winner there.
+    finished = await services.storage.challenge(finished.id) or finished
+    t = await _card_translator(services, finished)
+    standings = await services.storage.challenge_standings(finished.id, 1)
+    text = winner_text(t, finished, standings[0] if standings else None)
     try:
-        await context.bot.send_message(
-            finished.chat_id, winner_text(t, finished, standings[0] if standings else None)
-        )
+        try:
+            await context.bot.send_message(finished.chat_id, text)
+        except ChatMigrated as error:
+            await follow_group(context.bot, services, finished.chat_id, error.new_chat_id)
+            await context.bot.send_message(error.new_chat_id, text)
     except TelegramError as error:
         log.warning("winner of challenge %s not announced: %s", finished.id, error)

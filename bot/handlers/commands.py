@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from telegram import Update
-from telegram.ext import ContextTypes
 
-import engine
 from bot.handlers import challenges, groups
-from bot.handlers.common import audience, send_board, services
+from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.context import BotContext
+from bot.handlers.replies import reply
 from bot.presentation import render, texts
+from bot.presentation.i18n import Translator
 from bot.presentation.names import player_name
+from bot.services.games import parse_size
 
-Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]
+Handler = Callable[[Update, BotContext], Awaitable[None]]
 
 
 def _user_id(update: Update) -> int:
@@ -21,117 +25,136 @@ def _user_id(update: Update) -> int:
     return update.effective_user.id
 
 
-async def _reply(update: Update, text: str, **kwargs: object) -> None:
-    assert update.effective_message is not None
-    await update.effective_message.reply_text(text, **kwargs)  # type: ignore[arg-type]
-
-
-async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def start(update: Update, context: BotContext) -> None:
     """Welcome and the current board; with a challenge deep link, the challenge board."""
-    aud = await audience(context, update)
+    aud = context.audience
     if context.args and not aud.in_group:
         await challenges.join(update, context, aud, context.args[0])
         return
-    svc = services(context)
+    services = context.services
     assert update.effective_user is not None
     user = update.effective_user
-    await _reply(update, texts.welcome(aud.post, player_name(aud.post, user.first_name, user.id)))
-    stored = await svc.games.current_or_start(aud.chat_id, _user_id(update))
-    await send_board(context.bot, svc, stored, aud.post, aud.player.view)
+    await reply(update, texts.welcome(aud.post, player_name(aud.post, user.first_name, user.id)))
+    stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
+    await send_board(context.bot, services, stored, aud.post, aud.player.view)
 
 
-def parse_size(args: list[str]) -> int | None:
-    """`/new 5`, `/new 5x5` and `/new 5×5` all mean the 5×5 board."""
-    if len(args) != 1:
-        return None
-    word = args[0].lower().replace("×", "x")
-    head, _, tail = word.partition("x")
-    if not head.isdigit() or (tail and tail != head):
-        return None
-    size = int(head)
-    return size if size in engine.SIZES else None
-
-
-async def new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    aud = await audience(context, update)
-    svc = services(context)
-    size = parse_size(context.args or [])
+async def new(update: Update, context: BotContext) -> None:
+    aud = context.audience
+    services = context.services
+    args = context.args or []
+    size = parse_size(args[0]) if len(args) == 1 else None
     if size is None:
-        await _reply(
+        await reply(
             update, aud.post._("Pick a board size:"), reply_markup=render.size_menu(aud.post)
         )
         return
-    stored = await svc.games.start(aud.chat_id, _user_id(update), size)
-    await send_board(context.bot, svc, stored, aud.post, aud.player.view)
+    stored = await services.games.start(aud.chat_id, _user_id(update), size, delivery_key(update))
+    await send_board(context.bot, services, stored, aud.post, aud.player.view)
 
 
-async def rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _reply(update, texts.rules((await audience(context, update)).post))
+async def rules(update: Update, context: BotContext) -> None:
+    await reply(update, texts.rules(context.audience.post))
 
 
-async def tips(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _reply(update, texts.tips((await audience(context, update)).post))
+async def tips(update: Update, context: BotContext) -> None:
+    await reply(update, texts.tips(context.audience.post))
 
 
-async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _reply(update, texts.help_text((await audience(context, update)).post))
+async def help_command(update: Update, context: BotContext) -> None:
+    t = context.audience.post
+    await reply(update, texts.help_text(t, menu(t)))
 
 
-async def best(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def best(update: Update, context: BotContext) -> None:
     """Personal records in private; the group's leaderboard in a group."""
-    aud = await audience(context, update)
+    aud = context.audience
     if aud.in_group:
         await groups.leaderboard(update, context, aud)
         return
-    records = await services(context).storage.records(_user_id(update))
-    await _reply(update, render.records_text(aud.post, records))
+    records = await context.services.storage.records(_user_id(update))
+    await reply(update, render.records_text(aud.post, records))
 
 
-async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    aud = await audience(context, update)
-    if aud.in_group and not await groups.is_admin(context, aud.chat_id, _user_id(update)):
-        await _reply(update, aud.post._("Only the group's admins can change its language."))
+async def language(update: Update, context: BotContext) -> None:
+    aud = context.audience
+    if aud.in_group and not await groups.speaks_for_group(update, context):
+        await reply(update, aud.post._("Only the group's admins can change its language."))
         return
-    await _reply(update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
+    await reply(update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
 
 
-async def view(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def view(update: Update, context: BotContext) -> None:
     """Switch between the emoji grid and the numbers grid, then show the board that way."""
-    aud = await audience(context, update)
-    svc = services(context)
-    new_view = "numbers" if aud.player.view == "emoji" else "emoji"
-    await svc.storage.set_view(_user_id(update), new_view)
+    aud = context.audience
+    services = context.services
+    new_view = await services.players.set_view(
+        aud.chat_id,
+        _user_id(update),
+        "numbers" if aud.player.view == "emoji" else "emoji",
+        delivery_key(update),
+    )
     t = aud.post
-    notice = t._("Numbers view is on.") if new_view == "numbers" else t._("Emoji view is on.")
-    await _reply(update, notice + " " + t._("/view switches back."))
-    stored = await svc.games.current_or_start(aud.chat_id, _user_id(update))
-    await send_board(context.bot, svc, stored, t, new_view)
+    notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
+    await reply(update, notice + " " + t._("/view switches back."))
+    stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
+    await send_board(context.bot, services, stored, t, new_view)
 
 
-async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    t = (await audience(context, update)).post
-    await _reply(update, t._("I don't know that command. /help lists what I can do."))
+async def anonymous_player(update: Update, context: BotContext) -> None:
+    """A command that needs a player, sent by an anonymous admin: Telegram hides who it is."""
+    t = context.audience.post
+    await reply(
+        update,
+        t._("Anonymous admins can't play: send the command from your own account to play."),
+    )
 
 
-async def chatter(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def unknown_command(update: Update, context: BotContext) -> None:
+    t = context.audience.post
+    await reply(update, t._("I don't know that command. /help lists what I can do."))
+
+
+async def chatter(update: Update, context: BotContext) -> None:
     """Plain text in a private chat: point to the buttons instead of staying silent."""
     if update.effective_user is None or update.effective_message is None:
         return
-    t = (await audience(context, update)).post
-    await _reply(
+    t = context.audience.post
+    await reply(
         update,
         t._("Play with the arrow buttons under your board. /start shows it, /help lists commands."),
     )
 
 
-COMMANDS: dict[str, Handler] = {
-    "start": start,
-    "new": new,
-    "rules": rules,
-    "tips": tips,
-    "best": best,
-    "help": help_command,
-    "language": language,
-    "view": view,
-    "challenge": challenges.challenge,
-}
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A slash command: its handler and its line in Telegram's command menu and in /help."""
+
+    name: str
+    handler: Handler
+    describe: Callable[[Translator], str]
+    # Whether it needs to know who is playing: an anonymous admin cannot use it.
+    plays: bool = False
+
+
+# In the order Telegram's menu and /help show them.
+COMMANDS: tuple[Command, ...] = (
+    Command("start", start, lambda t: t._("Show your current game"), plays=True),
+    Command("new", new, lambda t: t._("Start a new game (4×4, 5×5 or 6×6)"), plays=True),
+    Command("rules", rules, lambda t: t._("How to play")),
+    Command("tips", tips, lambda t: t._("Tips for a higher score")),
+    Command("best", best, lambda t: t._("Your best scores and records")),
+    Command(
+        "challenge",
+        challenges.challenge,
+        lambda t: t._("Challenge the group: same tiles for everyone"),
+    ),
+    Command("view", view, lambda t: t._("Switch between emoji and numbers"), plays=True),
+    Command("language", language, lambda t: t._("Choose your language")),
+    Command("help", help_command, lambda t: t._("List the commands")),
+)
+
+
+def menu(t: Translator) -> list[tuple[str, str]]:
+    """The command menu in one language: (command, description) pairs."""
+    return [(command.name, command.describe(t)) for command in COMMANDS]

@@ -1,7 +1,8 @@
 """The compact strings behind inline buttons, and their strict parsing.
 
 Telegram echoes `callback_data` back verbatim, but a modified client can send anything, so
-parsing accepts only the exact shapes built here and everything else is refused up front.
+each handler is registered for the exact pattern built here (anything else goes to the
+unknown-button handler), and each parser refuses, with ValueError, data its pattern rejects.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import engine
+from bot.models import Action
+from bot.presentation.i18n import LANGUAGES
 
-GameAction = Literal["up", "down", "left", "right", "undo", "keep", "hint"]
+# A board button: an action on the game, or asking for a hint (which changes no game).
+GameAction = Action | Literal["hint"]
 _ACTION_CODES: dict[GameAction, str] = {
     "up": "u",
     "down": "d",
@@ -24,9 +28,9 @@ _ACTION_CODES: dict[GameAction, str] = {
 }
 _CODE_ACTIONS = {code: action for action, code in _ACTION_CODES.items()}
 
-GAME_PATTERN = r"^g:[1-9]\d{0,14}:[udlrzkh]$"
-NEW_PATTERN = r"^new(:[456])?$"
-LANGUAGE_PATTERN = r"^lang:(en|nl|de)$"
+GAME_PATTERN = rf"^g:[1-9]\d{{0,14}}:[{''.join(_CODE_ACTIONS)}]$"
+NEW_PATTERN = rf"^new(:({'|'.join(map(str, engine.SIZES))}))?$"
+LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})$"
 CURRENT_PATTERN = r"^cur$"
 
 
@@ -40,9 +44,9 @@ def game_tap(game_id: int, action: GameAction) -> str:
     return f"g:{game_id}:{_ACTION_CODES[action]}"
 
 
-def parse_game_tap(data: str | None) -> GameTap | None:
+def parse_game_tap(data: str | None) -> GameTap:
     if data is None or not re.fullmatch(GAME_PATTERN, data):
-        return None
+        raise ValueError(f"not a board button: {data!r}")
     _, game_id, code = data.split(":")
     return GameTap(int(game_id), _CODE_ACTIONS[code])
 
@@ -55,9 +59,7 @@ def parse_new_game(data: str | None) -> int | None:
     """The chosen board size, or None for "show me the size menu"."""
     if data is None or not re.fullmatch(NEW_PATTERN, data):
         raise ValueError(f"not a new-game button: {data!r}")
-    size = int(data[4:]) if ":" in data else None
-    assert size is None or size in engine.SIZES
-    return size
+    return int(data[4:]) if ":" in data else None
 
 
 def language(code: str) -> str:

@@ -1,7 +1,8 @@
 """Translations and locale formatting for the three languages the bot speaks.
 
-Catalogs are read straight from the `.po` files in `locales/` at start-up and compiled in
-memory, so there is no build step and no generated `.mo` file that could go stale.
+Catalogs are read straight from the `.po` files at start-up and compiled in memory, so there
+is no build step and no generated `.mo` file that could go stale. Where those files are is
+decided once, by `_locales_dir`.
 """
 
 from __future__ import annotations
@@ -10,17 +11,37 @@ import io
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
+from babel.units import format_unit
 
 LANGUAGES = ("en", "nl", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
-LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
+# Where a group's clock times are shown: a Dutch or German group most likely lives in that
+# zone; an English one could be anywhere, so it gets UTC. A per-group setting would replace this.
+GROUP_TIME_ZONES = {"en": "UTC", "nl": "Europe/Amsterdam", "de": "Europe/Berlin"}
 DOMAIN = "bot"
+
+
+def _locales_dir() -> Path:
+    """`bot/locales/` when it exists (an installed wheel), else the checkout's root `locales/`.
+
+    The catalogs live at the repository root, where translators and pybabel edit them. A
+    wheel can only install files inside its packages, so pyproject.toml ships that folder as
+    `bot/locales/`. A checkout has no `bot/locales/`: run from it (pytest, `python -m bot`,
+    or an editable install, which imports the checkout's own files), the root folder is read.
+    """
+    package = Path(__file__).resolve().parents[1]
+    shipped = package / "locales"
+    return shipped if shipped.is_dir() else package.parent / "locales"
+
+
+LOCALES_DIR = _locales_dir()
 
 
 def resolve_language(choice: str | None, telegram_code: str | None) -> str:
@@ -32,6 +53,11 @@ def resolve_language(choice: str | None, telegram_code: str | None) -> str:
         if base in LANGUAGES:
             return base
     return DEFAULT_LANGUAGE
+
+
+def group_zone(language: str) -> ZoneInfo:
+    """The time zone a group's clock times are shown in, from the group's language."""
+    return ZoneInfo(GROUP_TIME_ZONES.get(language, GROUP_TIME_ZONES[DEFAULT_LANGUAGE]))
 
 
 def catalog_path(language: str) -> Path:
@@ -66,13 +92,19 @@ class Translator:
         return format_decimal(value, locale=self.language)
 
     def duration(self, seconds: float) -> str:
-        """Play time as h:mm:ss or m:ss, the way a stopwatch shows it in every language."""
-        total = round(seconds)
-        hours, rest = divmod(total, 3600)
+        """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").
+
+        Not "12:34": in a sentence that reads as a time of day. Zero units are left out.
+        """
+        hours, rest = divmod(round(seconds), 3600)
         minutes, secs = divmod(rest, 60)
-        if hours:
-            return f"{hours}:{minutes:02d}:{secs:02d}"
-        return f"{minutes}:{secs:02d}"
+        units = (("duration-hour", hours), ("duration-minute", minutes), ("duration-second", secs))
+        parts = [
+            format_unit(value, unit, length="short", locale=self.language)
+            for unit, value in units
+            if value
+        ]
+        return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.language)
 
 
 @cache

@@ -2,27 +2,39 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from babel.dates import format_skeleton
+from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
-from bot.presentation.i18n import Translator
+from bot.presentation.i18n import Translator, group_zone
 from bot.presentation.names import group_name, player_name
 from bot.presentation.render import size_name
 
 
-def end_time(t: Translator, timestamp: float) -> str:
-    moment = datetime.fromtimestamp(timestamp, UTC)
-    day = format_skeleton("MMMd", moment, tzinfo=UTC, locale=t.language)
-    clock = format_skeleton("Hm", moment, tzinfo=UTC, locale=t.language)
-    return f"{day} {clock} UTC"
+def end_time(t: Translator, timestamp: float, group_language: str) -> str:
+    """A challenge's end in the group's time zone, zone named: "Nov 30 at 00:53 UTC".
+
+    Worded in the reader's language (a player joining from a private chat may read another
+    language than the group's), but always on the group's clock, so everyone sees one moment.
+    """
+    zone = group_zone(group_language)
+    moment = datetime.fromtimestamp(timestamp, zone)
+    zone_name = get_timezone_name(moment, "short", locale=t.language)
+    if not zone_name.isalpha():  # no abbreviation in this language (CET in English): an offset
+        zone_name = get_timezone_gmt(moment, locale=t.language)
+    return t._(
+        "{day} at {time} {zone}",
+        day=format_skeleton("MMMd", moment, tzinfo=zone, locale=t.language),
+        time=format_skeleton("Hm", moment, tzinfo=zone, locale=t.language),
+        zone=zone_name,
+    )
 
 
 def standing_line(t: Translator, standing: Standing) -> str:
     return t._(
-        "{rank}. {name}: {score} · top tile {tile} · {moves}",
+        "{rank}. {name}: {score} · highest tile {tile} · {moves}",
         rank=standing.rank,
         name=player_name(t, standing.name, standing.user_id),
         score=t.number(standing.score),
@@ -39,6 +51,58 @@ def _ranking(t: Translator, standings: list[Standing], limit: int, asker: int | 
     return lines
 
 
+# Telegram's supergroup ids are -100 followed by the id its t.me/c/ links use.
+_SUPERGROUP_BASE = 10**12
+
+
+def card_link(challenge: Challenge) -> str | None:
+    """A link to the challenge's card, for members: only a supergroup's messages have one."""
+    if challenge.message_id is None or challenge.chat_id > -_SUPERGROUP_BASE:
+        return None
+    return f"https://t.me/c/{-challenge.chat_id - _SUPERGROUP_BASE}/{challenge.message_id}"
+
+
+def _running(t: Translator, challenge: Challenge, standings: list[Standing]) -> str:
+    """A running challenge in /best: its leaders, and where to join."""
+    lines = [
+        "🏆 " + t._("<b>Running challenge</b> · {size}", size=size_name(t, challenge.size)),
+        t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+    ]
+    lines += [standing_line(t, s) for s in standings] or [
+        t._("No one has played yet. Be the first!")
+    ]
+    link = card_link(challenge)
+    if link is not None:
+        lines.append(t._('Join from <a href="{link}">the challenge message</a>.', link=link))
+    else:  # a basic group's messages have no link: say where the message is
+        lines.append(t._("Join with “Play” on the challenge message, further up in this chat."))
+    return "\n".join(lines)
+
+
+def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]]) -> str:
+    """The last challenges that ended, each with its winner."""
+    lines = ["🏁 " + t._("<b>Past challenges</b>")]
+    for challenge, winner in finished:
+        zone = group_zone(t.language)
+        day = format_skeleton(
+            "MMMd", datetime.fromtimestamp(challenge.ends_at, zone), tzinfo=zone, locale=t.language
+        )
+        size = size_name(t, challenge.size)
+        if winner is None:
+            lines.append(t._("{day} · {size}: nobody took part", day=day, size=size))
+        else:
+            lines.append(
+                t._(
+                    "{day} · {size}: {name} won with {score} points",
+                    day=day,
+                    size=size,
+                    name=player_name(t, winner.name, winner.user_id),
+                    score=t.number(winner.score),
+                )
+            )
+    return "\n".join(lines)
+
+
 def group_leaderboard(
     t: Translator,
     chat_id: int,
@@ -46,15 +110,21 @@ def group_leaderboard(
     boards: dict[int, list[Standing]],
     limit: int,
     asker: int,
+    running: list[tuple[Challenge, list[Standing]]],
+    finished: list[tuple[Challenge, Standing | None]],
 ) -> str:
-    """/best in a group: the top players per board size, and the asker's place if lower."""
-    if not any(boards.values()):
+    """/best in a group: the top players per board size (and the asker's place if lower),
+    then the group's running challenges with their leaders, then the last winners."""
+    if not any(boards.values()) and not running and not finished:
         return t._("Nobody has a score in this group yet. /new starts a board.")
     blocks = [t._("<b>Best in {title}</b>", title=group_name(t, title, chat_id))]
     for size, standings in boards.items():
         if standings:
             lines = [f"<b>{size_name(t, size)}</b>", *_ranking(t, standings, limit, asker)]
             blocks.append("\n".join(lines))
+    blocks += [_running(t, challenge, standings) for challenge, standings in running]
+    if finished:
+        blocks.append(_past(t, finished))
     return "\n\n".join(blocks)
 
 
@@ -67,8 +137,8 @@ def challenge_card(
     else:
         lines = [
             head,
-            t._("Ends {time}.", time=end_time(t, challenge.ends_at)),
-            t._("Same tiles for everyone. Tap Play to get your board in a private chat with me."),
+            t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+            t._("Same tiles for everyone. Tap “Play” to get your board in a private chat with me."),
         ]
     lines.append("")
     if standings:
@@ -88,7 +158,7 @@ def challenge_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
 def winner_text(t: Translator, challenge: Challenge, winner: Standing | None) -> str:
     if winner is None:
         return t._(
-            "The {size} challenge is over, and nobody played.", size=size_name(t, challenge.size)
+            "The {size} challenge is over, and nobody took part.", size=size_name(t, challenge.size)
         )
     name = "<b>" + player_name(t, winner.name, winner.user_id) + "</b>"
     return t._(

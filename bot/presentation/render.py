@@ -25,7 +25,6 @@ LADDER = (
     "🔥", "⚡", "🌍", "🌙", "🌞", "🪐", "🌌", "🧿", "🎯", "🎲",  # 2^21 … 2^30
     "🧩", "🦄", "🐉", "🍀", "🌋", "🗿", "🛸",  # 2^31 … 2^37
 )  # fmt: skip
-VIEWS = ("emoji", "numbers")
 ARROWS = {"up": "⬆️", "down": "⬇️", "left": "⬅️", "right": "➡️"}
 
 
@@ -104,23 +103,26 @@ def board_text(
             best=t.number(max(best, game.score)),
         )
     )
-    parts.append(
-        t.ngettext("{n} move", "{n} moves", game.moves)
-        + " · "
-        + t.ngettext("{n} undo left", "{n} undos left", game.undos_left)
-    )
+    parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = _banner(t, game)
     if banner:
         parts.extend(["", banner])
     return "\n".join(parts)
 
 
+def _undos_left(t: Translator, game: engine.Game) -> str:
+    """ "No undos left" is its own sentence: "0 undos left" is not how any language says it."""
+    if not game.undos_left:
+        return t._("no undos left")
+    return t.ngettext("{n} undo left", "{n} undos left", game.undos_left)
+
+
 def _banner(t: Translator, game: engine.Game) -> str | None:
     if game.awaiting_choice and game.win is not None:
         return t.ngettext(
-            "🎉 <b>2048!</b> You made it in {n} move ({time}). "
+            "🎉 <b>2048!</b> You made it in {n} move and {time}. "
             "Keep going for a higher score, or start a new game.",
-            "🎉 <b>2048!</b> You made it in {n} moves ({time}). "
+            "🎉 <b>2048!</b> You made it in {n} moves and {time}. "
             "Keep going for a higher score, or start a new game.",
             game.win.moves,
             time=t.duration(game.win.play_seconds),
@@ -152,9 +154,11 @@ def board_keyboard(
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
+    The undo button carries no count: the caption above says how many are left, and "Zug
+    zurück (5)" would not fit three to a row on a phone.
     """
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
-    undo = _button("↩️ " + t._("Undo ({n})", n=game.undos_left), callbacks.game_tap(game_id, "undo"))
+    undo = _button("↩️ " + t._("Undo"), callbacks.game_tap(game_id, "undo"))
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new]])

@@ -22,47 +22,53 @@ def rules(t: Translator) -> str:
             t._("<b>How to play 2048</b>"),
             t._(
                 "<b>Goal.</b> Merge tiles until one of them shows 2048. After that you may keep "
-                "going for 4096, 8192 and a higher score."
+                "going for 4096, 8192 and a higher score. There is no time limit and no move "
+                "limit."
             ),
             t._(
                 "<b>Board.</b> Classic is 4×4, Large 5×5 and Expert 6×6. A game starts with two "
-                "tiles. Every new tile is a 2, or now and then (one time in ten) a 4, and lands on "
-                "a random empty cell."
+                "tiles. Every new tile, those first two included, is a 2 nine times out of ten "
+                "and a 4 otherwise, and lands on a random empty cell."
             ),
             t._(
                 "<b>Moving.</b> Tap an arrow: every tile slides as far as it can that way, all "
-                "at once, and stops at the edge or against another tile. If nothing can slide "
-                "or merge that way, nothing happens and no tile appears. After every real move "
-                "one new tile appears."
+                "at once, and stops at the edge or against another tile. After every valid move "
+                "exactly one new tile appears. If nothing can slide or merge that way, nothing "
+                "happens: no tile appears and the move does not count."
             ),
             t._(
                 "<b>Merging.</b> Two equal tiles that run into each other become one tile worth "
-                "their sum. A tile merges only once per move, so 4 4 4 4 to the left becomes "
-                "8 8, not 16. Pairs are formed starting at the side you move toward: 4 4 4 to "
-                "the left gives 8 4, to the right 4 8. Gaps do not matter: 16 · · 16 to the left "
-                "gives 32."
+                "their sum; different numbers never merge. A tile merges only once per move, so "
+                "4 4 4 4 to the left becomes 8 8, not 16. Pairs are formed starting at the side "
+                "you move toward: 4 4 4 to the left gives 8 4, to the right 4 8. Gaps do not "
+                "matter: 16 · · 16 to the left gives 32."
             ),
             t._(
-                "<b>Score.</b> Every merge adds the value of the new tile: two 256s make 512 and "
-                "add 512 points. Sliding without merging scores nothing."
+                "<b>Score.</b> Every merge adds the value of the new tile: two 256s make a 512 "
+                "and score 512 points. Sliding without merging scores nothing."
             ),
             t._(
-                "<b>Winning.</b> The first 2048 tile wins the game, on every board size. Your "
-                "moves and playing time at that moment go into your records. Then choose: keep "
-                "going on the same board, or start a new game."
+                "<b>Winning.</b> Your first 2048 tile wins the game, whatever the board size. "
+                "The clock stops there: your moves and playing time up to that point go into "
+                "your records. Then choose: keep going on the same board, with the clock "
+                "running again, or start a new game."
             ),
             t._(
-                "<b>Game over.</b> Only when the board is full and no two neighbouring tiles in "
-                "a row or column are equal. Diagonal neighbours do not count."
+                "<b>Game over.</b> The game ends only when the board is full and no two "
+                "neighbouring tiles in a row or column are equal. Diagonal neighbours do not "
+                "count."
             ),
             t._(
-                "<b>Undo.</b> You get five undos per game. Each one takes back your last move, "
-                "score and tile included, even after game over. Playing the same move again "
-                "brings the same new tile, so undo cannot fish for better luck."
+                "<b>Undo.</b> You get five undos per game, one after another if you like, even "
+                "after game over. Each undo puts the board, the score and the move count back "
+                "as they were before your last move, so the tile that move brought disappears "
+                "too. Play the same move again and the same tile comes back: you can't use undo "
+                "to fish for a better tile."
             ),
             t._(
-                "<b>Saved.</b> Your game is saved after every move. /best shows your best score "
-                "per board size and your records."
+                "<b>Saved.</b> Your game is saved after every move, so you can stop at any time "
+                "and carry on later; the clock counts a pause as one minute at most. /best shows "
+                "your best score per board size and your records."
             ),
         ]
     )
@@ -86,28 +92,14 @@ def tips(t: Translator) -> str:
             ),
             t._(
                 "4. Slow down when the board fills up. With two or three empty cells left, one "
-                "careless swipe can end the game."
+                "careless move can end the game."
             ),
         ]
     )
 
 
-def help_text(t: Translator) -> str:
+def help_text(t: Translator, menu: list[tuple[str, str]]) -> str:
+    """The command list, from the same (command, description) table as Telegram's menu."""
     lines = [t._("<b>Commands</b>")]
-    lines += [f"/{command} – {description}" for command, description in commands(t)]
+    lines += [f"/{command} – {description}" for command, description in menu]
     return "\n".join(lines)
-
-
-def commands(t: Translator) -> list[tuple[str, str]]:
-    """The command menu, in the order Telegram shows it."""
-    return [
-        ("start", t._("Show your current game")),
-        ("new", t._("Start a new game (4×4, 5×5 or 6×6)")),
-        ("rules", t._("How to play")),
-        ("tips", t._("Tips for a higher score")),
-        ("best", t._("Your best scores and records")),
-        ("challenge", t._("Challenge the group: same tiles for everyone")),
-        ("view", t._("Switch between emoji and numbers")),
-        ("language", t._("Choose your language")),
-        ("help", t._("List the commands")),
-    ]

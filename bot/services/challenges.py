@@ -15,6 +15,9 @@ from enum import StrEnum
 
 import engine
 from bot.models import Challenge, StoredGame
+from bot.services.deliveries import claim, record
+from bot.services.games import parse_size
+from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
 DEFAULT_DURATION = 24 * 3600
@@ -34,9 +37,9 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
     size, duration = engine.SIZES[0], DEFAULT_DURATION
     if len(args) > 2:
         raise ChallengeArgsError("too many arguments")
-    for word in (w.lower().replace("×", "x") for w in args):
-        if match := re.fullmatch(r"([456])(?:x\1)?", word):
-            size = int(match.group(1))
+    for word in (w.lower() for w in args):
+        if (chosen := parse_size(word)) is not None:
+            size = chosen
         elif match := re.fullmatch(r"(\d{1,9})([mhd])", word):
             duration = int(match.group(1)) * _UNITS[match.group(2)]
             if not MIN_DURATION <= duration <= MAX_DURATION:
@@ -74,11 +77,13 @@ class ChallengeService:
     def __init__(
         self,
         storage: Storage,
+        locks: ChatLocks,
         clock: Callable[[], float] = time.time,
         # 63 bits: the seed is a column of its own, and SQLite integers are signed 64-bit.
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
     ) -> None:
         self.storage = storage
+        self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
 
@@ -90,27 +95,63 @@ class ChallengeService:
         creator_id: int,
         size: int,
         duration: int,
+        delivery: str | None = None,
     ) -> Challenge | None:
-        """A new challenge, or None when the group already has too many running."""
-        open_here = [c for c in await self.storage.open_challenges() if c.chat_id == chat_id]
-        if len(open_here) >= MAX_OPEN_PER_GROUP:
-            return None
-        now = self._clock()
-        token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
-        return await self.storage.insert_challenge(
-            chat_id,
-            chat_title,
-            language,
-            creator_id,
-            size,
-            self._new_seed(),
-            token,
-            now,
-            now + duration,
-        )
+        """A new challenge, or None when the group already has too many running.
 
-    async def join(self, text: str, user_id: int) -> JoinResult:
-        """Enter a challenge from its deep link; a second tap brings back the same entry."""
+        A repeated delivery gets the challenge the first one created (whose card may or may
+        not be posted yet: see `message_id`), or None again.
+        """
+        now = self._clock()
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return (
+                    None if first.created_id is None else await storage.challenge(first.created_id)
+                )
+            if len(await storage.open_challenges(chat_id)) >= MAX_OPEN_PER_GROUP:
+                await record(storage, delivery, "full")
+                return None
+            token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
+            challenge = await storage.insert_challenge(
+                chat_id,
+                chat_title,
+                language,
+                creator_id,
+                size,
+                self._new_seed(),
+                token,
+                now,
+                now + duration,
+            )
+            await record(storage, delivery, "created", challenge.id)
+            return challenge
+
+    async def set_card(self, challenge: Challenge, message_id: int) -> bool:
+        """Remember the group message that shows the challenge's card, to edit it later.
+
+        False when the challenge has a card already (another delivery of the same command
+        posted one meanwhile): then the message is one card too many.
+        """
+        async with self._locks.writing(challenge.chat_id) as storage:
+            return await storage.set_challenge_message(challenge.id, message_id)
+
+    async def withdraw(self, challenge: Challenge, delivery: str | None = None) -> bool:
+        """Undo a challenge whose card could not be posted: nobody can see or join it, and
+        it must not hold one of the group's places until it ends. Its delivery is forgotten
+        too, so a redelivery of the command tries afresh. False if it has a card or players.
+        """
+        async with self._locks.writing(challenge.chat_id) as storage:
+            withdrawn = await storage.withdraw_challenge(challenge.id)
+            if withdrawn and delivery is not None:
+                await storage.forget_delivery(delivery)
+            return withdrawn
+
+    async def join(self, text: str, user_id: int, delivery: str | None = None) -> JoinResult:
+        """Enter a challenge from its deep link; a second tap brings back the same entry.
+
+        A repeated delivery of the same /start gets the first one's answer (JOINED, say).
+        """
         parsed = parse_payload(text)
         challenge = None if parsed is None else await self.storage.challenge(parsed[0])
         if (
@@ -120,19 +161,27 @@ class ChallengeService:
         ):
             return JoinResult(JoinStatus.INVALID)
         now = self._clock()
-        async with self.storage.transaction():
-            entry = await self.storage.challenge_entry(challenge.id, user_id)
-            if entry is not None:
-                return JoinResult(JoinStatus.ALREADY_IN, challenge, entry)
+        # The entry is played in the player's private chat, whose chat id is the user id.
+        async with self._locks.writing(user_id) as storage:
+            first = await claim(storage, delivery, now)
+            entry = await storage.challenge_entry(challenge.id, user_id)
+            if first is not None:
+                return JoinResult(JoinStatus(first.outcome), challenge, entry)
             if challenge.finished or now >= challenge.ends_at:
-                return JoinResult(JoinStatus.ENDED, challenge)
-            game = engine.new_game(challenge.size, challenge.seed, now)
-            game_id = await self.storage.insert_game(user_id, user_id, game, now, challenge)
-        entry = await self.storage.game(game_id)
-        return JoinResult(JoinStatus.JOINED, challenge, entry)
+                status = JoinStatus.ENDED
+            elif entry is not None:
+                status = JoinStatus.ALREADY_IN
+            else:
+                game = engine.new_game(challenge.size, challenge.seed, now)
+                game_id = await storage.insert_game(user_id, user_id, game, now, challenge)
+                entry = await storage.game(game_id)
+                status = JoinStatus.JOINED
+            await record(storage, delivery, status, None if entry is None else entry.id)
+        return JoinResult(status, challenge, entry)
 
-    async def finish(self, challenge_id: int) -> Challenge | None:
+    async def finish(self, challenge: Challenge) -> Challenge | None:
         """Close the challenge once; None if it was closed already (by another run)."""
-        if not await self.storage.finish_challenge(challenge_id):
-            return None
-        return await self.storage.challenge(challenge_id)
+        async with self._locks.writing(challenge.chat_id) as storage:
+            if not await storage.finish_challenge(challenge.id):
+                return None
+            return await storage.challenge(challenge.id)

@@ -1,23 +1,23 @@
 """The game service: where a tap becomes a committed game, with the player's records.
 
-Handlers call exactly one function here per update. Each call runs under the chat's lock and
-commits before it returns, so the board a handler draws afterwards is always one the
-database already holds.
+Handlers call exactly one function here per update. Each call that writes takes the chat's
+lock and one transaction (`ChatLocks.writing`) and commits before it returns, so the board a
+handler draws afterwards is always one the database already holds. Calls that a redelivered
+update would repeat take its key (`delivery`, see bot/services/deliveries.py) and apply once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import engine
-from bot.models import StoredGame
-from bot.presentation.callbacks import GameAction
+from bot.models import Action, Delivery, StoredGame
+from bot.services.deliveries import claim, record
+from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
 
@@ -28,6 +28,7 @@ class TapStatus(StrEnum):
     OLD_GAME = "old_game"  # a finished or replaced game
     CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
     HINTS_OFF = "hints_off"  # a hint asked for in a challenge, where everyone plays alone
+    SEARCH = "search"  # a hint may be searched for: the position is in `stored`
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,30 @@ class TapResult:
     def changed(self) -> bool:
         return self.outcome is not None and self.outcome.changes_game
 
+    @property
+    def recorded(self) -> str:
+        """The result as a delivery's record keeps it: "status" or "status:outcome"."""
+        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
+
+
+def _repeated(first: Delivery, stored: StoredGame | None) -> TapResult:
+    """The first delivery's result again, with the game as it is now."""
+    status, _, outcome = first.outcome.partition(":")
+    return TapResult(
+        TapStatus(status),
+        None if status == TapStatus.UNKNOWN_GAME else stored,
+        engine.Outcome(outcome) if outcome else None,
+    )
+
+
+def parse_size(word: str) -> int | None:
+    """A board size as players type it: `5`, `5x5` and `5×5` all mean the 5×5 board."""
+    head, _, tail = word.lower().replace("×", "x").partition("x")
+    if not head.isdigit() or (tail and tail != head):
+        return None
+    size = int(head)
+    return size if size in engine.SIZES else None
+
 
 def _random_seed() -> int:
     return secrets.randbits(64)
@@ -49,42 +74,59 @@ class GameService:
     def __init__(
         self,
         storage: Storage,
+        locks: ChatLocks,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], int] = _random_seed,
     ) -> None:
         self.storage = storage
+        self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    def chat_lock(self, chat_id: int) -> asyncio.Lock:
-        """One lock per chat: taps in a chat apply, and redraw, strictly in arrival order."""
-        lock = self._locks.get(chat_id)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[chat_id] = lock
-        return lock
+    async def start(
+        self, chat_id: int, owner_id: int, size: int, delivery: str | None = None
+    ) -> StoredGame:
+        """A new game for this player in this chat; a running one ends (its records stay).
 
-    async def start(self, chat_id: int, owner_id: int, size: int) -> StoredGame:
-        """A new game for this player in this chat; a running one ends (its records stay)."""
+        A repeated delivery gets the game its first delivery started, not another one.
+        """
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, self._clock())
+            if first is not None and first.created_id is not None:
+                started = await storage.game(first.created_id)
+                if started is not None:
+                    return started
+            stored = await self._start(storage, chat_id, owner_id, size)
+            await record(storage, delivery, "started", stored.id)
+            return stored
+
+    async def _start(self, storage: Storage, chat_id: int, owner_id: int, size: int) -> StoredGame:
         now = self._clock()
         game = engine.new_game(size, self._new_seed(), now)
-        async with self.storage.transaction():
-            current = await self.storage.active_game(chat_id, owner_id)
-            if current is not None:
-                await self.storage.deactivate_game(current.id)
-            game_id = await self.storage.insert_game(chat_id, owner_id, game, now)
-        stored = await self.storage.game(game_id)
+        current = await storage.active_game(chat_id, owner_id)
+        if current is not None:
+            await storage.deactivate_game(current.id)
+        game_id = await storage.insert_game(chat_id, owner_id, game, now)
+        stored = await storage.game(game_id)
         assert stored is not None
         return stored
 
-    async def current(self, chat_id: int, owner_id: int) -> StoredGame | None:
-        return await self.storage.active_game(chat_id, owner_id)
-
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
-        return await self.current(chat_id, owner_id) or await self.start(
-            chat_id, owner_id, engine.SIZES[0]
-        )
+        """The player's running game here, or a new classic one when there is none."""
+        async with self._locks.writing(chat_id) as storage:
+            current = await storage.active_game(chat_id, owner_id)
+            return current or await self._start(storage, chat_id, owner_id, engine.SIZES[0])
+
+    async def link_message(self, stored: StoredGame, message_id: int) -> None:
+        """Make `message_id` the game's board message, the one later taps redraw."""
+        if stored.message_id == message_id:
+            return
+        async with self._locks.writing(stored.chat_id) as storage:
+            await storage.link_message(stored.id, message_id)
+
+    async def saved(self, game_id: int) -> StoredGame | None:
+        """The game as committed now: what a redraw shows."""
+        return await self.storage.game(game_id)
 
     def _refusal(
         self, stored: StoredGame | None, chat_id: int, user_id: int, now: float
@@ -100,36 +142,59 @@ class GameService:
             return TapResult(TapStatus.OLD_GAME, stored)
         return None
 
-    async def tap(self, chat_id: int, user_id: int, game_id: int, action: GameAction) -> TapResult:
+    async def tap(
+        self,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        delivery: str | None = None,
+    ) -> TapResult:
+        """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
         now = self._clock()
-        async with self.storage.transaction():
-            stored = await self.storage.game(game_id)
-            refusal = self._refusal(stored, chat_id, user_id, now)
-            if refusal is not None:
-                return refusal
-            assert stored is not None
-            before = stored.game
-            if action == "undo":
-                turn = engine.undo(before, now)
-            elif action == "keep":
-                turn = engine.keep_going(before, now)
-            else:
-                assert action != "hint"
-                turn = engine.play(before, action, now)
-            if not turn.changed:
-                return TapResult(TapStatus.APPLIED, stored, turn.outcome)
-            after = turn.game
-            new_play = not stored.played_counted and after.moves > 0
-            played_counted = stored.played_counted or new_play
-            await self.storage.update_game(stored, after, now, played_counted=played_counted)
-            won = turn.outcome is engine.Outcome.WON
-            await self.storage.add_to_records(
-                stored.owner_id,
-                after,
-                new_play=new_play,
-                new_win=won and not before.ever_won,
-                won_now=after.win if won else None,
-            )
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return _repeated(first, await storage.game(game_id))
+            result = await self._tap(storage, chat_id, user_id, game_id, action, now)
+            await record(storage, delivery, result.recorded)
+        return result
+
+    async def _tap(
+        self,
+        storage: Storage,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        now: float,
+    ) -> TapResult:
+        stored = await storage.game(game_id)
+        refusal = self._refusal(stored, chat_id, user_id, now)
+        if refusal is not None:
+            return refusal
+        assert stored is not None
+        before = stored.game
+        if action == "undo":
+            turn = engine.undo(before, now)
+        elif action == "keep":
+            turn = engine.keep_going(before, now)
+        else:
+            turn = engine.play(before, action, now)
+        if not turn.changed:
+            return TapResult(TapStatus.APPLIED, stored, turn.outcome)
+        after = turn.game
+        new_play = not stored.played_counted and after.moves > 0
+        played_counted = stored.played_counted or new_play
+        await storage.update_game(stored, after, now, played_counted=played_counted)
+        won = turn.outcome is engine.Outcome.WON
+        await storage.add_to_records(
+            stored.owner_id,
+            after,
+            new_play=new_play,
+            new_win=won and not before.ever_won,
+            won_now=after.win if won else None,
+        )
         return TapResult(
             TapStatus.APPLIED,
             replace(stored, game=after, played_counted=played_counted, hint=None),
@@ -137,7 +202,7 @@ class GameService:
         )
 
     async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
-        """The position to search for a hint; an outcome instead when there is nothing to hint."""
+        """SEARCH with the position to think about, or why there is nothing to hint."""
         stored = await self.storage.game(game_id)
         refusal = self._refusal(stored, chat_id, user_id, self._clock())
         if refusal is not None:
@@ -149,13 +214,23 @@ class GameService:
             return TapResult(TapStatus.APPLIED, stored, engine.Outcome.AWAITING_CHOICE)
         if stored.game.over:
             return TapResult(TapStatus.APPLIED, stored, engine.Outcome.GAME_OVER)
-        return TapResult(TapStatus.APPLIED, stored)
+        return TapResult(TapStatus.SEARCH, stored)
 
-    async def save_hint(self, searched: StoredGame, direction: str) -> StoredGame | None:
-        """Keep the hint, unless the game moved on while the search ran (then it is stale)."""
-        async with self.storage.transaction():
-            current = await self.storage.game(searched.id)
+    async def save_hint(
+        self, searched: StoredGame, direction: str, delivery: str | None = None
+    ) -> StoredGame | None:
+        """Keep the hint, unless the game moved on while the search ran (then it is stale).
+
+        A repeated delivery counts no second hint: it gets the game with the hint the first
+        one saved, while that is still on the board.
+        """
+        async with self._locks.writing(searched.chat_id) as storage:
+            first = await claim(storage, delivery, self._clock())
+            current = await storage.game(searched.id)
             if current is None or current.game != searched.game or not current.active:
                 return None
-            await self.storage.save_hint(current, direction)
+            if first is not None:
+                return current if current.hint is not None else None
+            await storage.save_hint(current, direction)
+            await record(storage, delivery, direction)
         return replace(current, hint=direction, hints=current.hints + 1)

@@ -1,18 +1,62 @@
 """Storage: players, games, records and challenges, in SQLite or PostgreSQL.
 
-`Storage.open(target)` (or `open_storage(config)`) opens a SQLite file for a path and a
-PostgreSQL database for a `postgresql://` URL; both run the same queries over the same
-schema (bot/storage/base.py) and migrate through the same numbered steps.
+`open_storage(target)` opens a SQLite file for a path and a PostgreSQL database for a
+`postgresql://` URL. Both backends run the same queries (bot/storage/queries.py) over the same
+schema, migrated through the same numbered steps (bot/storage/schema.py). A backend's module,
+and with it its database driver, is imported only when a database of its kind is opened.
 """
 
-from bot.storage.base import Storage, StorageUnavailable, is_postgres_url, open_storage
-from bot.storage.sqlite import SCHEMA_VERSION, SqliteStorage
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Awaitable
+from pathlib import Path
+
+from bot.storage.queries import Storage, StorageUnavailable, TransactionError
+from bot.storage.schema import SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
-    "SqliteStorage",
     "Storage",
     "StorageUnavailable",
-    "is_postgres_url",
+    "TransactionError",
     "open_storage",
 ]
+
+
+async def open_storage(
+    target: str | os.PathLike[str], *, pool_size: int | None = None, wait: float | None = None
+) -> Storage:
+    """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated.
+
+    Whatever stops the database from being used (unreachable, refused, unreadable) is raised
+    as `StorageUnavailable`, with a message naming the database but never its password. For
+    PostgreSQL, `pool_size` connections at most, and a query waits `wait` seconds at most
+    for one of them.
+    """
+    connect: Awaitable[Storage]
+    if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
+        import asyncpg
+
+        from bot.storage.postgres import PostgresStorage, describe_url
+
+        label = describe_url(target)
+        connect = PostgresStorage.connect(target, pool_size=pool_size, wait=wait)
+        driver_errors: tuple[type[Exception], ...] = (
+            asyncpg.PostgresError,
+            asyncpg.InterfaceError,
+        )
+    else:
+        from bot.storage.sqlite import SqliteStorage
+
+        label, connect = f"SQLite {target}", SqliteStorage.connect(Path(target))
+        driver_errors = (sqlite3.Error,)
+    try:
+        return await connect
+    except StorageUnavailable:
+        raise
+    except (OSError, TimeoutError, *driver_errors) as error:
+        raise StorageUnavailable(
+            f"cannot open the database ({label}): {error.__class__.__name__}: {error}"
+        ) from error

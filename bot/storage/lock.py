@@ -11,7 +11,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from bot.storage.base import StorageUnavailable
+from bot.storage.queries import StorageUnavailable
 
 
 class DatabaseLock:

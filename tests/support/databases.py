@@ -18,11 +18,11 @@ import asyncpg
 import pytest
 
 import engine
-from bot.storage import Storage
+from bot.storage import open_storage
 
 DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
 BACKENDS = ("sqlite", "postgres")
-# A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as Storage.open takes it.
+# A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as open_storage takes it.
 Database = Path | str
 _server_checked: dict[str, str | None] = {}
 
@@ -81,7 +81,7 @@ async def fresh_postgres_database():
 
 async def execute_sql(database: Database, sql: str, *params: Any) -> int:
     """Run one statement (with `?` placeholders) on either backend: a test's set-up step."""
-    store = await Storage.open(database)
+    store = await open_storage(database)
     try:
         async with store.transaction():
             return await store._execute(sql, params)
@@ -89,11 +89,22 @@ async def execute_sql(database: Database, sql: str, *params: Any) -> int:
         await store.close()
 
 
+async def count_rows(database: Database, table: str, where: str = "1 = 1", *params: Any) -> int:
+    """How many rows of `table` match `where` (with `?` placeholders), on either backend."""
+    store = await open_storage(database)
+    try:
+        row = await store._fetchrow(f"SELECT count(*) FROM {table} WHERE {where}", params)
+    finally:
+        await store.close()
+    assert row is not None
+    return row[0]
+
+
 async def put_board(
     database: Database, chat_id: int, owner_id: int, rows: list[list[int]], **changes: Any
 ) -> engine.Game:
     """Rewrite a player's running game through the storage layer, as a test set-up step."""
-    store = await Storage.open(database)
+    store = await open_storage(database)
     try:
         stored = await store.active_game(chat_id, owner_id)
         assert stored is not None
@@ -106,7 +117,7 @@ async def put_board(
 
 
 async def stored_game(database: Database, chat_id: int, owner_id: int) -> engine.Game:
-    store = await Storage.open(database)
+    store = await open_storage(database)
     try:
         stored = await store.active_game(chat_id, owner_id)
     finally:

@@ -1,11 +1,13 @@
 """The storage interface and every query in it, written once for both backends.
 
 A backend supplies a handful of primitives (run a statement, fetch rows, insert and return the
-id, open a transaction) and its dialect's few differences; everything else, and with it the
-schema's semantics, is shared. Queries use `?` placeholders; PostgreSQL numbers them.
+id, open a transaction, read and write the schema version) and its dialect's few differences;
+everything else, and with it the schema's semantics and its migration, is shared. Queries use
+`?` placeholders; PostgreSQL numbers them.
 
-Writes that belong together run inside `transaction()`, opened by the caller (the game
-service) around a read-modify-write. Reads of a game or an entry inside a transaction are
+Every write runs inside `transaction()`, which the caller (a service) opens around its whole
+read-modify-write; a write outside one, or a transaction inside another, raises
+`TransactionError` on both backends. Reads of a game or an entry inside a transaction are
 the "modify" part's input, so a backend that serves several processes locks what they read
 (`_for_update`, `_serialize`): the second process's read waits for the first one's commit.
 """
@@ -13,18 +15,14 @@ the "modify" part's input, so a backend that serves several processes locks what
 from __future__ import annotations
 
 import json
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import engine
-from bot.models import Challenge, Player, Record, Standing, StoredGame
-
-if TYPE_CHECKING:
-    from bot.config import Config
+from bot.models import Challenge, Delivery, Player, Record, Standing, StoredGame
+from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
 
@@ -44,17 +42,12 @@ class StorageUnavailable(RuntimeError):
     """The database cannot be used: unreachable, refused, or of a newer schema."""
 
 
-def is_postgres_url(target: str | os.PathLike[str]) -> bool:
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+class TransactionError(RuntimeError):
+    """Storage used against its contract: a write outside a transaction, or nested ones.
 
-
-def _driver_errors() -> tuple[type[Exception], ...]:
-    """What the drivers raise for a database that cannot be reached or used."""
-    import sqlite3
-
-    import asyncpg
-
-    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
+    A programming error, raised at once on both backends rather than hanging (SQLite's write
+    lock is not reentrant) or committing half of a service's work on its own.
+    """
 
 
 def _game_from_row(row: Row) -> StoredGame:
@@ -82,7 +75,7 @@ def _dump(game: engine.Game) -> str:
 
 
 class Storage(ABC):
-    """Players, games, records and challenges; `Storage.open(target)` picks the backend."""
+    """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
 
     # Whether other bot processes may write the same database (PostgreSQL behind webhooks).
     shared = False
@@ -90,37 +83,8 @@ class Storage(ABC):
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
     _GREATEST = "max"
     _LEAST = "min"
-
-    @classmethod
-    async def open(
-        cls,
-        target: str | os.PathLike[str],
-        *,
-        pool_size: int | None = None,
-        wait: float | None = None,
-    ) -> Storage:
-        """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated.
-
-        For PostgreSQL, `pool_size` connections at most, and an update waits `wait` seconds
-        at most for one of them.
-        """
-        if is_postgres_url(target):
-            from bot.storage.postgres import PostgresStorage, describe_url
-
-            label = describe_url(str(target))
-            connect = PostgresStorage.connect(str(target), pool_size=pool_size, wait=wait)
-        else:
-            from bot.storage.sqlite import SqliteStorage
-
-            label, connect = f"SQLite {target}", SqliteStorage.connect(Path(target))
-        try:
-            return await connect
-        except StorageUnavailable:
-            raise
-        except (OSError, TimeoutError, *_driver_errors()) as error:
-            raise StorageUnavailable(
-                f"cannot open the database ({label}): {error.__class__.__name__}: {error}"
-            ) from error
+    # How the schema's migration steps are spelled for this backend's database.
+    _dialect: ClassVar[Dialect]
 
     # ----- what a backend provides ------------------------------------------------------------
 
@@ -128,18 +92,18 @@ class Storage(ABC):
     async def close(self) -> None: ...
 
     @abstractmethod
-    async def schema_version(self) -> int: ...
+    async def schema_version(self) -> int:
+        """The schema version the database records; 0 for an empty database."""
+
+    @abstractmethod
+    async def _write_version(self, version: int) -> None:
+        """Record, inside the migration's transaction, that the schema is now at `version`."""
 
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[None]:
-        """Everything awaited inside commits together, or not at all; not reentrant."""
+        """Everything awaited inside commits together, or not at all.
 
-    @abstractmethod
-    def serialized(self, key: str) -> AbstractAsyncContextManager[None]:
-        """Run a block alone among every process sharing the database (for one key).
-
-        For work outside the database that must not interleave across processes, such as
-        redrawing one board message; a no-op where only one process can use the database.
+        Raises TransactionError when the running task is inside one already.
         """
 
     @abstractmethod
@@ -150,11 +114,11 @@ class Storage(ABC):
 
     @abstractmethod
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run one statement; the number of rows it changed."""
+        """Run one writing statement inside the task's transaction; the rows it changed."""
 
     @abstractmethod
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run one INSERT into a table with an `id` column; the new row's id."""
+        """Run one INSERT, inside the task's transaction, into a table with an `id`; the id."""
 
     def _for_update(self) -> str:
         """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""
@@ -163,10 +127,34 @@ class Storage(ABC):
     async def _serialize(self, key: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the lock named `key`.
 
-        Guards a read-then-insert (one running game per chat, one entry per challenge), where
-        there is no row yet to lock. SQLite needs none: its writers are serialised already.
+        Guards a read-then-insert (one running game per chat, one entry per challenge, the
+        schema's migration), where there is no row yet to lock. SQLite needs none: its writers
+        are serialised already.
         """
         return
+
+    # ----- the schema -------------------------------------------------------------------------
+
+    async def _migrate(self) -> None:
+        """Run the migration steps the database lacks, all in one transaction, or refuse it.
+
+        Processes that start together take turns (PostgreSQL: the lock `_serialize` takes;
+        SQLite: the write transaction itself): the first one migrates, the others find the
+        work done. A database that a newer release has migrated is refused, not used by code
+        that does not know its schema.
+        """
+        async with self.transaction():
+            await self._serialize("migrate")
+            version = await self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StorageUnavailable(
+                    f"database schema {version} is newer than this bot ({SCHEMA_VERSION}): upgrade"
+                )
+            steps = migrations(self._dialect)
+            for step in range(version, SCHEMA_VERSION):
+                for statement in steps[step]:
+                    await self._execute(statement)
+                await self._write_version(step + 1)
 
     # ----- players ----------------------------------------------------------------------------
 
@@ -180,31 +168,28 @@ class Storage(ABC):
 
     async def remember_name(self, user_id: int, name: str) -> None:
         """Keep the name current, so leaderboards show a renamed player's new name."""
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, name) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name "
-                "WHERE players.name != excluded.name",
-                (user_id, name),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, name) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name "
+            "WHERE players.name != excluded.name",
+            (user_id, name),
+        )
 
     async def set_language(self, user_id: int, language: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, language) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET language = excluded.language",
-                (user_id, language),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, language) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET language = excluded.language",
+            (user_id, language),
+        )
 
     async def set_view(self, user_id: int, view: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO players (user_id, view) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
-                (user_id, view),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, view) VALUES (?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
+            (user_id, view),
+        )
 
-    # ----- games (writes happen inside a transaction opened by the caller) --------------------
+    # ----- games ------------------------------------------------------------------------------
 
     async def game(self, game_id: int) -> StoredGame | None:
         """The game; inside a transaction its row stays locked until the commit."""
@@ -284,10 +269,7 @@ class Storage(ABC):
         await self._execute("UPDATE games SET active = 0 WHERE id = ?", (game_id,))
 
     async def link_message(self, game_id: int, message_id: int) -> None:
-        async with self.transaction():
-            await self._execute(
-                "UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id)
-            )
+        await self._execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
     # ----- records ----------------------------------------------------------------------------
 
@@ -350,12 +332,45 @@ class Storage(ABC):
         return None if row is None else row[0]
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO chats (chat_id, language) VALUES (?, ?) "
-                "ON CONFLICT (chat_id) DO UPDATE SET language = excluded.language",
-                (chat_id, language),
-            )
+        await self._execute(
+            "INSERT INTO chats (chat_id, language) VALUES (?, ?) "
+            "ON CONFLICT (chat_id) DO UPDATE SET language = excluded.language",
+            (chat_id, language),
+        )
+
+    async def move_chat(self, old: int, new: int) -> list[Challenge]:
+        """Give group `new` everything of group `old`: games, challenges and language.
+
+        Telegram upgrades a basic group to a supergroup under a new id. The messages stay in
+        the old chat, so boards and cards forget their message (the next one is posted in the
+        new chat). A player with a running game in both keeps the newer, the new chat's.
+        Returns the open challenges moved; moving twice moves nothing the second time.
+        """
+        await self._serialize(f"chat:{old}")
+        moved = await self._fetchall(
+            "SELECT id FROM challenges WHERE chat_id = ? AND finished = 0 ORDER BY ends_at",
+            (old,),
+        )
+        await self._execute(
+            "UPDATE games SET active = 0 "
+            "WHERE chat_id = ? AND active = 1 AND challenge_id IS NULL AND owner_id IN ("
+            "SELECT owner_id FROM games WHERE chat_id = ? AND active = 1 AND challenge_id IS NULL)",
+            (old, new),
+        )
+        await self._execute(
+            "UPDATE games SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
+        )
+        await self._execute(
+            "UPDATE challenges SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
+        )
+        await self._execute(
+            "INSERT INTO chats (chat_id, language) SELECT ?, language FROM chats "
+            "WHERE chat_id = ? ON CONFLICT (chat_id) DO NOTHING",
+            (new, old),
+        )
+        await self._execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+        challenges = [await self.challenge(challenge_id) for (challenge_id,) in moved]
+        return [challenge for challenge in challenges if challenge is not None]
 
     async def _standings(
         self, games_filter: str, params: tuple[object, ...], limit: int, asker: int | None
@@ -399,12 +414,11 @@ class Storage(ABC):
         now: float,
         ends_at: float,
     ) -> Challenge:
-        async with self.transaction():
-            challenge_id = await self._insert(
-                "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
-                "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
-            )
+        challenge_id = await self._insert(
+            "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
+            "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
+        )
         challenge = await self.challenge(challenge_id)
         assert challenge is not None
         return challenge
@@ -415,17 +429,41 @@ class Storage(ABC):
         )
         return None if row is None else _challenge_from_row(row)
 
-    async def open_challenges(self) -> list[Challenge]:
+    async def open_challenges(self, chat_id: int | None = None) -> list[Challenge]:
+        """Every open challenge, or one group's; the soonest to end first."""
+        where, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
         rows = await self._fetchall(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE finished = 0 ORDER BY ends_at"
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE finished = 0{where} "
+            "ORDER BY ends_at",
+            params,
         )
         return [_challenge_from_row(row) for row in rows]
 
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        async with self.transaction():
-            await self._execute(
-                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
-            )
+    async def finished_challenges(self, chat_id: int, limit: int) -> list[Challenge]:
+        """A group's last `limit` finished challenges, the latest first."""
+        rows = await self._fetchall(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE chat_id = ? AND finished = 1 "
+            "ORDER BY ends_at DESC, id DESC LIMIT ?",
+            (chat_id, limit),
+        )
+        return [_challenge_from_row(row) for row in rows]
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
+        """Make `message_id` the challenge's card, unless it has one already (then False)."""
+        changed = await self._execute(
+            "UPDATE challenges SET message_id = ? WHERE id = ? AND message_id IS NULL",
+            (message_id, challenge_id),
+        )
+        return changed == 1
+
+    async def withdraw_challenge(self, challenge_id: int) -> bool:
+        """Delete a challenge nobody can have seen: no card, no entries. False if it has."""
+        changed = await self._execute(
+            "DELETE FROM challenges WHERE id = ? AND message_id IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM games WHERE challenge_id = ?)",
+            (challenge_id, challenge_id),
+        )
+        return changed == 1
 
     async def finish_challenge(self, challenge_id: int) -> bool:
         """Close a challenge and its entries; False if it was already closed (run once).
@@ -433,16 +471,13 @@ class Storage(ABC):
         Once across processes too: a second UPDATE waits for the first one's row lock, then
         finds `finished` set and changes nothing.
         """
-        async with self.transaction():
-            changed = await self._execute(
-                "UPDATE challenges SET finished = 1 WHERE id = ? AND finished = 0",
-                (challenge_id,),
-            )
-            if changed != 1:
-                return False
-            await self._execute(
-                "UPDATE games SET active = 0 WHERE challenge_id = ?", (challenge_id,)
-            )
+        changed = await self._execute(
+            "UPDATE challenges SET finished = 1 WHERE id = ? AND finished = 0",
+            (challenge_id,),
+        )
+        if changed != 1:
+            return False
+        await self._execute("UPDATE games SET active = 0 WHERE challenge_id = ?", (challenge_id,))
         return True
 
     async def challenge_entry(self, challenge_id: int, owner_id: int) -> StoredGame | None:
@@ -466,11 +501,39 @@ class Storage(ABC):
         assert row is not None
         return row[0]
 
+    # ----- deliveries -------------------------------------------------------------------------
 
-async def open_storage(config: Config) -> Storage:
-    """The storage a configuration asks for: PostgreSQL with a DATABASE_URL, else SQLite."""
-    return await Storage.open(
-        config.database_url or config.database,
-        pool_size=config.database_pool_size,
-        wait=config.database_wait,
-    )
+    async def claim_delivery(self, key: str, now: float) -> Delivery | None:
+        """Claim an update's key in the running transaction: None on its first delivery, else
+        what the first delivery recorded.
+
+        On PostgreSQL a concurrent claim of the same key (one update posted to two processes)
+        waits for the first transaction: once that commits, it finds the record; had that
+        rolled back, it claims the key itself.
+        """
+        while True:  # again if the record went (pruned, withdrawn) between the two queries
+            claimed = await self._execute(
+                "INSERT INTO deliveries (key, outcome, created_at) VALUES (?, '', ?) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, now),
+            )
+            if claimed:
+                return None
+            row = await self._fetchrow(
+                "SELECT outcome, created_id FROM deliveries WHERE key = ?", (key,)
+            )
+            if row is not None:
+                return Delivery(row[0], row[1])
+
+    async def record_delivery(self, key: str, outcome: str, created_id: int | None) -> None:
+        await self._execute(
+            "UPDATE deliveries SET outcome = ?, created_id = ? WHERE key = ?",
+            (outcome, created_id, key),
+        )
+
+    async def forget_delivery(self, key: str) -> None:
+        await self._execute("DELETE FROM deliveries WHERE key = ?", (key,))
+
+    async def forget_deliveries(self, before: float) -> int:
+        """Drop the keys claimed before `before`; how many."""
+        return await self._execute("DELETE FROM deliveries WHERE created_at < ?", (before,))

@@ -1,0 +1,106 @@
+"""The board message pipeline: assemble a board, post it, edit it, and redraw it paced.
+
+A board's text needs a few reads besides the game (the owner's best score, their name in a
+group, the challenge's group title); sending and editing keep the game's board message
+current, and a redraw request edits the tapped message soon, coalesced with later taps.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Bot, InlineKeyboardMarkup, Message
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+
+from bot.handlers.context import BotContext, Services
+from bot.models import StoredGame
+from bot.presentation import render
+from bot.presentation.i18n import Translator
+
+log = logging.getLogger(__name__)
+
+
+async def board_message(
+    services: Services, stored: StoredGame, t: Translator, view: str
+) -> tuple[str, InlineKeyboardMarkup]:
+    storage = services.storage
+    best = await storage.best_score(stored.owner_id, stored.game.size)
+    owner = None
+    if stored.chat_id != stored.owner_id:
+        owner = await storage.player(stored.owner_id)
+    challenge = None
+    if stored.challenge_id is not None:
+        challenge = await storage.challenge(stored.challenge_id)
+    text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
+    keyboard = render.board_keyboard(
+        t, stored.id, stored.game, hint=stored.hint, hints_on=stored.challenge_id is None
+    )
+    return text, keyboard
+
+
+async def send_board(
+    bot: Bot, services: Services, stored: StoredGame, t: Translator, view: str
+) -> Message:
+    """Post the board as a new message and make it the game's board message."""
+    text, markup = await board_message(services, stored, t, view)
+    message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
+    await services.games.link_message(stored, message.message_id)
+    return message
+
+
+async def edit_board(
+    bot: Bot, services: Services, stored: StoredGame, message_id: int, t: Translator, view: str
+) -> None:
+    """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
+    text, markup = await board_message(services, stored, t, view)
+    try:
+        await bot.edit_message_text(
+            text, chat_id=stored.chat_id, message_id=message_id, reply_markup=markup
+        )
+    except BadRequest as error:
+        description = error.message.lower()
+        if "not modified" in description:
+            return
+        if "message to edit not found" in description:
+            log.info(
+                "board message %s in chat %s is gone; sending a new one",
+                message_id,
+                stored.chat_id,
+            )
+            await send_board(bot, services, stored, t, view)
+            return
+        raise
+    await services.games.link_message(stored, message_id)
+
+
+def request_redraw(
+    context: BotContext, stored: StoredGame, message_id: int, t: Translator, view: str
+) -> None:
+    """Have the board message show the game as saved, soon; repeated requests coalesce.
+
+    The draw runs later, outside this update, so it holds on to the bot and the services
+    rather than to the update's context.
+    """
+    bot, services = context.bot, context.services
+
+    async def draw() -> None:
+        latest = await services.games.saved(stored.id)
+        if latest is None:
+            return
+        try:
+            await edit_board(bot, services, latest, message_id, t, view)
+        except (NetworkError, RetryAfter, Forbidden, ChatMigrated) as error:
+            # Timeouts, a flood limit past its retries, a player who blocked the bot, a group
+            # upgraded to a supergroup (its old messages stay behind): the move is saved, and
+            # the next tap (or /start) draws the board again.
+            log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
+            return
+        if not services.storage.shared:
+            return  # this process's own later taps have asked for their redraw already
+        # Another process may have drawn a newer move while this edit was on its way, and
+        # this edit may have landed after it: then draw again.
+        now = await services.games.saved(stored.id)
+        if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
+            services.redrawer.request(stored.chat_id, message_id, draw, replace=False)
+
+    services.redrawer.request(stored.chat_id, message_id, draw)

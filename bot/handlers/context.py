@@ -1,0 +1,98 @@
+"""The typed handler context: the bot's services and who is asking, in which language.
+
+Handlers receive a `BotContext` (registered through `ContextTypes`, as in python-telegram-bot's
+contexttypesbot example) instead of fishing untyped objects out of `bot_data` by string key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram.constants import ChatType
+from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
+
+from bot.delivery.redraw import Redrawer
+from bot.delivery.throttle import Throttle
+from bot.models import Player
+from bot.presentation.i18n import Translator
+from bot.services.challenges import ChallengeService
+from bot.services.deliveries import DeliveryLog
+from bot.services.games import GameService
+from bot.services.hints import HintService
+from bot.services.players import PlayerService
+from bot.storage import Storage
+
+GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+@dataclass
+class Services:
+    """Everything the handlers work with, built once at start-up (bot/app.py)."""
+
+    storage: Storage
+    players: PlayerService
+    games: GameService
+    challenges: ChallengeService
+    hints: HintService
+    deliveries: DeliveryLog  # updates handled, so a redelivery applies once
+    redrawer: Redrawer  # boards
+    # Challenge cards, edited at most every card interval per group: a few a minute.
+    card_redrawer: Redrawer
+    throttle: Throttle  # taps per user
+    hint_throttle: Throttle  # hints per user
+    message_throttle: Throttle  # messages per user
+    group_message_throttle: Throttle  # messages per group
+
+
+class BotData:
+    """The application-wide state python-telegram-bot keeps: the services, once started."""
+
+    services: Services | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """Who sent an update, and the languages to answer in.
+
+    `own` is the sender's language, for toasts meant for them alone; `post` is what the bot
+    writes into the chat: the group's language when its admins chose one, else `own`.
+    """
+
+    player: Player
+    own: Translator
+    post: Translator
+    chat_id: int
+    in_group: bool
+    # An anonymous admin writing as the group: Telegram hides who it is, so no player.
+    as_group: bool = False
+
+
+class BotContext(
+    CallbackContext[ExtBot[None], dict[object, object], dict[object, object], BotData]
+):
+    """A handler's context: `services`, and the `audience` bookkeeping found for the update."""
+
+    def __init__(
+        self, application: Application, chat_id: int | None = None, user_id: int | None = None
+    ) -> None:
+        super().__init__(application=application, chat_id=chat_id, user_id=user_id)
+        self._audience: Audience | None = None
+
+    @property
+    def services(self) -> Services:
+        services = self.bot_data.services
+        assert services is not None, "services are set in post_init, before any update"
+        return services
+
+    @property
+    def audience(self) -> Audience:
+        """Set for every update with a user and a chat, before any handler runs."""
+        assert self._audience is not None, "bookkeeping runs in group -1 for every update"
+        return self._audience
+
+    @audience.setter
+    def audience(self, audience: Audience) -> None:
+        self._audience = audience
+
+
+CONTEXT_TYPES = ContextTypes(context=BotContext, bot_data=BotData)

@@ -1,0 +1,32 @@
+"""Messages beyond a sender's or a group's budget are dropped before any handler runs.
+
+Every command costs a reply, and a group takes only about 20 messages a minute: a member
+sending /help three hundred times would otherwise queue replies for a quarter of an hour.
+Taps have their own, more generous throttle (bot/handlers/buttons.py), since they cost no
+message in the chat.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import ApplicationHandlerStop
+
+from bot.handlers.context import GROUP_TYPES, BotContext
+
+log = logging.getLogger(__name__)
+
+
+async def drop_excess_messages(update: Update, context: BotContext) -> None:
+    message, user, chat = update.message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return  # taps, edits and service updates have their own rules
+    if message.migrate_to_chat_id is not None or message.migrate_from_chat_id is not None:
+        return  # a group's upgrade notice costs no reply, and the bot must follow the group
+    services = context.services
+    group_ok = chat.type not in GROUP_TYPES or services.group_message_throttle.allow(chat.id)
+    if services.message_throttle.allow(user.id) and group_ok:
+        return
+    log.debug("message %s in chat %s dropped: over its budget", message.message_id, chat.id)
+    raise ApplicationHandlerStop

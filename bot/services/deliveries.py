@@ -1,0 +1,54 @@
+"""Exactly once: an update Telegram delivers again changes nothing the second time.
+
+Telegram sends an update again whenever it did not get its answer in time: a webhook process
+died after committing, a connection dropped, a polling process was killed before its next
+`getUpdates` confirmed the update. A service method whose work a second run would repeat (a
+move, a new game, a challenge, a join, a hint counted, a view switched) takes the update's key
+(`delivery`, made by the handler; None for calls that answer no update) and claims it inside
+its own transaction, before anything else: the first delivery records its outcome together
+with its changes, and any later delivery, on this process or another, finds the record and
+returns the same result without changing anything.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from bot.models import Delivery
+from bot.storage import Storage
+
+# Telegram keeps an update it could not deliver for 24 hours; a key is kept twice as long.
+KEEP_SECONDS = 2 * 24 * 3600
+
+
+async def claim(storage: Storage, delivery: str | None, now: float) -> Delivery | None:
+    """Inside the service's transaction: None to go ahead, or the first delivery's record."""
+    if delivery is None:
+        return None
+    return await storage.claim_delivery(delivery, now)
+
+
+async def record(
+    storage: Storage, delivery: str | None, outcome: str, created_id: int | None = None
+) -> None:
+    """Keep, with the changes it goes with, what a repeat of this delivery must return."""
+    if delivery is not None:
+        await storage.record_delivery(delivery, outcome, created_id)
+
+
+class DeliveryLog:
+    """Keeps the record of claimed keys bounded: a key outlives any redelivery, no more."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
+        self._storage = storage
+        self._clock = clock
+
+    async def forget_old(self) -> int:
+        """Drop keys no redelivery can ask for any more; how many.
+
+        No chat's lock: the keys belong to no chat's read-modify-write, and a key this old is
+        never claimed again.
+        """
+        async with self._storage.transaction():
+            return await self._storage.forget_deliveries(self._clock() - KEEP_SECONDS)

@@ -1,0 +1,42 @@
+"""The one rule for writing: a service takes the chat's lock, then runs one transaction.
+
+The lock orders everything this process does to one chat (taps, hints, jobs that end a
+challenge) without waiting on the database; the transaction makes each service call commit
+whole or not at all. Handlers never see either: they call a service method and get back what
+was committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from bot.storage import Storage
+
+
+class ChatLocks:
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        # A lock lives as long as someone holds or waits for it, so idle chats cost nothing.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def _lock(self, chat_id: int) -> asyncio.Lock:
+        lock = self._locks.get(chat_id)
+        if lock is None:
+            lock = self._locks[chat_id] = asyncio.Lock()
+        return lock
+
+    @asynccontextmanager
+    async def writing(self, *chat_ids: int) -> AsyncIterator[Storage]:
+        """Hold the chat's lock and one open transaction; yields the storage to write with.
+
+        Work that spans chats (a group moving to a new id) holds each one's lock, taken in
+        one order everywhere, so two such calls never wait for each other in a circle.
+        """
+        async with AsyncExitStack() as held:
+            for chat_id in sorted(set(chat_ids)):
+                await held.enter_async_context(self._lock(chat_id))
+            async with self._storage.transaction():
+                yield self._storage

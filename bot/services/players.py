@@ -1,0 +1,66 @@
+"""Players and group chats: names for leaderboards, chosen languages and board views."""
+
+from __future__ import annotations
+
+import time
+
+from cachetools import LRUCache
+
+from bot.models import Challenge, Player
+from bot.services.deliveries import claim, record
+from bot.services.locks import ChatLocks
+from bot.storage import Storage
+
+KNOWN_NAMES_LIMIT = 100_000  # players whose saved name is remembered in memory
+
+
+class PlayerService:
+    def __init__(self, storage: Storage, locks: ChatLocks) -> None:
+        self.storage = storage
+        self._locks = locks
+        # Names already saved, so an unchanged name costs no database write per update; only
+        # a cache: forgetting a player costs them one write on their next update.
+        self._known_names: LRUCache[int, str] = LRUCache(KNOWN_NAMES_LIMIT)
+
+    async def player(self, user_id: int) -> Player:
+        return await self.storage.player(user_id)
+
+    async def chat_language(self, chat_id: int) -> str | None:
+        return await self.storage.chat_language(chat_id)
+
+    async def remember_name(self, chat_id: int, user_id: int, name: str) -> None:
+        """Keep the name current, so leaderboards show a renamed player's new name."""
+        if self._known_names.get(user_id) == name:
+            return
+        async with self._locks.writing(chat_id) as storage:
+            await storage.remember_name(user_id, name)
+        self._known_names[user_id] = name
+
+    async def set_language(self, chat_id: int, user_id: int, language: str) -> None:
+        async with self._locks.writing(chat_id) as storage:
+            await storage.set_language(user_id, language)
+
+    async def set_view(
+        self, chat_id: int, user_id: int, view: str, delivery: str | None = None
+    ) -> str:
+        """Set the player's board view; the view in effect after (a repeat keeps the first)."""
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, time.time())
+            if first is not None:
+                return first.outcome
+            await storage.set_view(user_id, view)
+            await record(storage, delivery, view)
+        return view
+
+    async def set_chat_language(self, chat_id: int, language: str) -> None:
+        async with self._locks.writing(chat_id) as storage:
+            await storage.set_chat_language(chat_id, language)
+
+    async def move_group(self, old: int, new: int) -> list[Challenge]:
+        """A basic group became supergroup `new`: its games, challenges and language follow.
+
+        One transaction under both chats' locks; the open challenges moved are returned, so
+        their cards can be posted again in the new chat. A second call moves nothing.
+        """
+        async with self._locks.writing(old, new) as storage:
+            return await storage.move_chat(old, new)
