@@ -26,6 +26,8 @@ from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
+from bot.services.sharing import SharingService
+from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 from bot.storage.lock import DatabaseLock
 
@@ -73,12 +75,16 @@ async def _set_command_menus(application: Application) -> None:
 
 def _services(config: Config, storage: Storage) -> Services:
     locks = ChatLocks(storage)
+    workers = WorkerPool()
+    games = GameService(storage, locks)
     return Services(
         storage=storage,
         players=PlayerService(storage, locks),
-        games=GameService(storage, locks),
+        games=games,
         challenges=ChallengeService(storage, locks),
-        hints=HintService(budget_ms=config.hint_budget_ms),
+        workers=workers,
+        hints=HintService(workers, budget_ms=config.hint_budget_ms),
+        sharing=SharingService(storage, locks, games),
         deliveries=DeliveryLog(storage),
         redrawer=Redrawer(config.edit_interval),
         card_redrawer=Redrawer(config.card_interval),
@@ -144,7 +150,7 @@ def build_application(config: Config) -> Application:
             raise
         services = application.bot_data.services = _services(config, storage)
         if config.hint_workers_at_start:
-            services.hints.start_workers()
+            services.workers.start_workers()
         await _set_command_menus(application)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
@@ -171,7 +177,7 @@ def build_application(config: Config) -> Application:
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services
         if services is not None:
-            services.hints.close()
+            services.workers.close()
             await services.storage.close()
         if lock is not None:
             lock.release()

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import engine
 
 # What a player can do to a game: the four moves, one undo, or keep going after 2048.
-Action = engine.Direction | Literal["undo", "keep"]
+Action = engine.Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +32,12 @@ class StoredGame:
     closes_at: float | None = None
     hints: int = 0
     hint: str | None = None
+    # engine.ACTION_CODES letters of every action so far; None for games saved before
+    # actions were recorded, which have no replay.
+    actions: str | None = ""
+    duel_of: int | None = None  # the game this one duels (same seed)
+    duel_actions: int | None = None  # ... as it stood after this many of its actions
+    duel_reported: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """2048's rules as pure functions over plain data: no Telegram, no I/O, no hidden clock or RNG.
 
 `slide` and `can_move` are the stable entry points for docs and other programs; the bot uses
-`new_game`, `play`, `undo`, `keep_going` and `to_dict`/`from_dict`.
+`new_game`, `act` (or `play`, `undo`, `keep_going`), `replay` and `to_dict`/`from_dict`.
 """
 
 from __future__ import annotations
@@ -22,26 +22,33 @@ from engine.game import (
     play,
     undo,
 )
+from engine.replay import ACTION_CODES, CODE_ACTIONS, Action, act, replay, replay_steps
 from engine.serialize import FORMAT_VERSION, from_dict, to_dict
 
 __all__ = [
+    "ACTION_CODES",
+    "CODE_ACTIONS",
     "DIRECTIONS",
     "FORMAT_VERSION",
     "IDLE_CAP_SECONDS",
     "SIZES",
     "UNDO_LIMIT",
     "WIN_TILE",
+    "Action",
     "Direction",
     "EngineError",
     "Game",
     "Outcome",
     "Turn",
     "Win",
+    "act",
     "can_move",
     "from_dict",
     "keep_going",
     "new_game",
     "play",
+    "replay",
+    "replay_steps",
     "slide",
     "to_dict",
     "undo",

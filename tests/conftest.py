@@ -15,7 +15,7 @@ import logging
 import pytest
 
 from bot.emulator import FakeBotApi
-from tests.support.databases import BACKENDS, fresh_postgres_database
+from tests.support.databases import BACKENDS, check_replays, fresh_postgres_database
 from tests.support.harness import RunningBot
 
 # Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
@@ -29,12 +29,18 @@ def backend(request) -> str:
 
 @pytest.fixture
 async def database(backend, tmp_path):
-    """An empty database on the backend under test."""
+    """An empty database on the backend under test.
+
+    Afterwards every game the test saved is replayed from its seed and actions, and must
+    come out as stored: so every game the suite plays, on both backends, checks the log.
+    """
     if backend == "sqlite":
         yield tmp_path / "bot.sqlite3"
+        await check_replays(tmp_path / "bot.sqlite3")
         return
     async with fresh_postgres_database() as url:
         yield url
+        await check_replays(url)
 
 
 @pytest.fixture

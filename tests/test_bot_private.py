@@ -202,6 +202,8 @@ async def test_command_menu_is_set_per_language(api, bot, language, description)
         "tips",
         "best",
         "challenge",
+        "share",
+        "replay",
         "view",
         "language",
         "help",

@@ -18,7 +18,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 import engine
-from bot.presentation import leaderboards, render
+from bot.presentation import leaderboards, render, sharing
 from bot.presentation.i18n import LANGUAGES, translator
 
 ROW_WIDTH = 40
@@ -50,6 +50,8 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         render.board_keyboard(t, 1, won),
         render.board_keyboard(t, 1, _game(full, history=(snapshot,), moves=1, undos_left=1)),
         render.board_keyboard(t, 1, _game(full, undos_left=0)),
+        render.board_keyboard(t, 1, won, share=True),
+        render.board_keyboard(t, 1, _game(full, undos_left=0), share=True),
     ]
     return {
         "board_keyboard": boards,
@@ -57,16 +59,20 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         "language_menu": [render.language_menu()],
         "current_board_keyboard": [render.current_board_keyboard(t)],
         "challenge_keyboard": [leaderboards.challenge_keyboard(t, "https://t.me/bot?start=x")],
+        "card_keyboard": [
+            sharing.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", inline_mode=True),
+            sharing.card_keyboard(t, None, inline_mode=True),
+        ],
     }
 
 
 def test_every_keyboard_builder_is_measured():
     builders = {
         name
-        for module in (render, leaderboards)
+        for module in (render, leaderboards, sharing)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
-        and inspect.signature(function).return_annotation == "InlineKeyboardMarkup"
+        and inspect.signature(function).return_annotation.startswith("InlineKeyboardMarkup")
     }
     assert builders == set(_keyboards("en"))
 

@@ -4,24 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
 import json
 import time
 
 import aiohttp
+import av
 import pytest
+from PIL import Image
 from telegram import Bot as PtbBot
 from telegram import (
     BotCommand,
     BotCommandScopeAllPrivateChats,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InlineQueryResultCachedPhoto,
+    InputTextMessageContent,
     Update,
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
 from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
-from bot.emulator import FakeBotApi
+from bot.emulator import FakeBotApi, Upload
 from bot.emulator.html import HtmlParseError, parse_html
 
 USER = 1001
@@ -390,3 +396,145 @@ def test_html_parser_units():
     ] == ("5368324170671202286")
     with pytest.raises(HtmlParseError, match="byte offset 3"):
         parse_html("é <br>")  # offsets are UTF-8 bytes: 'é' is 2 bytes
+
+
+# ----- photos, animations and inline mode ----------------------------------------------------
+
+
+def png(width: int = 120, height: int = 80) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (237, 194, 46)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def mp4(frames: int = 10, fps: int = 5) -> bytes:
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="mp4") as container:
+        stream = container.add_stream("libx264", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        for index in range(frames):
+            image = Image.new("RGB", (64, 48), (index * 20, 100, 50))
+            container.mux(stream.encode(av.VideoFrame.from_image(image)))
+        container.mux(stream.encode(None))
+    return buffer.getvalue()
+
+
+async def test_send_photo_uploads_once_then_resends_by_file_id(bot, api):
+    api.send_text(USER, USER, "/start")
+    picture = png(300, 200)
+    first = await bot.send_photo(USER, picture, caption="<b>2048</b> card", parse_mode="HTML")
+    assert isinstance(api.find_requests("sendPhoto")[-1].params["photo"], Upload)
+    assert first.caption == "2048 card" and first.caption_entities[0].type == "bold"
+    assert first.text is None
+    sizes = first.photo
+    assert [(s.width, s.height) for s in sizes] == [(90, 60), (300, 200)]
+    assert len({s.file_id for s in sizes}) == 2
+    downloaded = await (await bot.get_file(sizes[-1].file_id)).download_as_bytearray()
+    assert bytes(downloaded) == picture == api.file_bytes(sizes[-1].file_id)
+
+    again = await bot.send_photo(USER, sizes[-1].file_id)
+    assert api.find_requests("sendPhoto")[-1].params["photo"] == sizes[-1].file_id
+    assert [s.file_id for s in again.photo] == [s.file_id for s in sizes]
+    assert api.stored_message(USER, again.message_id).media == {
+        "photo": [s.to_dict() for s in sizes]
+    }
+
+    with pytest.raises(BadRequest, match="Wrong file identifier"):
+        await bot.send_photo(USER, "AgACAgIAAxkDAAIno-such-file")
+    with pytest.raises(BadRequest, match="Image_process_failed"):
+        await bot.send_photo(USER, b"not a picture at all")
+    with pytest.raises(BadRequest, match="Photo_invalid_dimensions"):
+        await bot.send_photo(USER, png(2100, 100))
+    with pytest.raises(BadRequest, match="Message caption is too long"):
+        await bot.send_photo(USER, sizes[-1].file_id, caption="x" * 1025)
+    with pytest.raises(BadRequest, match="There is no text in the message to edit"):
+        await bot.edit_message_text("text", chat_id=USER, message_id=first.message_id)
+    edited = await bot.edit_message_reply_markup(USER, first.message_id, reply_markup=keyboard("a"))
+    assert edited.photo and edited.reply_markup == keyboard("a")
+
+
+async def test_send_animation_reports_the_videos_size_and_length(bot, api):
+    api.send_text(USER, USER, "/start")
+    sent = await bot.send_animation(USER, mp4(frames=10, fps=5), filename="replay.mp4")
+    animation = sent.animation
+    assert (animation.width, animation.height) == (64, 48)
+    assert animation.duration == dt.timedelta(seconds=2)
+    assert animation.mime_type == "video/mp4" and animation.file_name == "replay.mp4"
+    resent = await bot.send_animation(USER, animation.file_id)
+    assert resent.animation.file_id == animation.file_id
+    with pytest.raises(BadRequest, match="Can't use file of type animation as photo"):
+        await bot.send_photo(USER, animation.file_id)
+
+
+async def test_inline_queries_need_inline_mode():
+    async with FakeBotApi() as api:
+        api.add_user(USER, "Ann")
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            assert not (await bot.get_me()).supports_inline_queries
+        with pytest.raises(ValueError, match="inline mode is off"):
+            api.inline_query(USER, USER, "")
+
+
+async def test_an_inline_answer_is_chosen_and_posted_via_the_bot():
+    async with FakeBotApi(inline_mode=True) as api:
+        api.add_user(USER, "Ann")
+        api.add_user(USER + 1, "Ben")
+        api.add_group(GROUP, "Friends", admins={USER}, members={USER + 1})
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            assert (await bot.get_me()).supports_inline_queries
+            api.send_text(USER, USER, "/start")
+            photo = (await bot.send_photo(USER, png())).photo[-1].file_id
+            query_id = api.inline_query(USER, GROUP, "duel")
+            update = (await bot.get_updates(timeout=0))[-1]
+            assert update.inline_query.query == "duel"
+            assert update.inline_query.chat_type == "group"
+            assert update.inline_query.from_user.id == USER
+            play = InlineKeyboardMarkup([[InlineKeyboardButton("▶️", url="https://t.me/b?start=x")]])
+            with pytest.raises(BadRequest, match="Result_id_duplicate"):
+                await bot.answer_inline_query(
+                    query_id,
+                    [
+                        InlineQueryResultCachedPhoto("1", photo),
+                        InlineQueryResultCachedPhoto("1", photo),
+                    ],
+                )
+            await bot.answer_inline_query(
+                query_id,
+                [
+                    InlineQueryResultCachedPhoto(
+                        "card", photo, caption="Beat me", reply_markup=play
+                    ),
+                    InlineQueryResultArticle(
+                        "text", "Just text", InputTextMessageContent("<i>hi</i>", parse_mode="HTML")
+                    ),
+                ],
+                is_personal=True,
+                cache_time=0,
+            )
+            with pytest.raises(BadRequest, match="Query is too old"):
+                await bot.answer_inline_query(query_id, [])
+        answer = await api.wait_inline_answer(query_id)
+        assert [r["id"] for r in answer["results"]] == ["card", "text"] and answer["is_personal"]
+        posted = api.choose_inline_result(query_id, "card")
+        assert posted["via_bot"]["id"] == api.bot_id and posted["from"]["id"] == USER
+        assert posted["chat"]["id"] == GROUP and posted["caption"] == "Beat me"
+        assert posted["photo"][-1]["file_id"] == photo
+        assert posted["reply_markup"] == play.to_dict()
+        article = api.choose_inline_result(query_id, "text")
+        assert article["text"] == "hi" and article["entities"][0]["type"] == "italic"
+
+
+async def test_a_switch_inline_button_starts_a_query_in_the_chosen_chat():
+    async with FakeBotApi(inline_mode=True) as api:
+        api.add_user(USER, "Ann")
+        api.add_group(GROUP, "Friends", admins={USER})
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            api.send_text(USER, USER, "/start")
+            share = InlineKeyboardMarkup(
+                [[InlineKeyboardButton("📤", switch_inline_query="card 4")]]
+            )
+            sent = await bot.send_message(USER, "won", reply_markup=share)
+            query_id = api.switch_inline(USER, USER, sent.message_id, GROUP)
+            update = (await bot.get_updates(timeout=0))[-1]
+            assert update.inline_query.id == query_id
+            assert update.inline_query.query == "card 4"

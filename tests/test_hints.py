@@ -7,7 +7,7 @@ import multiprocessing
 import pytest
 
 import engine
-from bot.services.hints import pool_size
+from bot.services.workers import pool_size
 from tests.support.boards import button_data, buttons, replay
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually

@@ -5,7 +5,8 @@ Playwright's own browser download is never used. Outside CI they are skipped whe
 Chromium is missing; with CI set they always run.
 
 `PLAYGROUND_SCREENSHOT=docs/playground.png .venv/bin/pytest tests/test_playground.py -k flow`
-also writes the README's screenshot, through the same code path as the test's own.
+also writes the README's screenshot, through the same code path as the test's own;
+`SHARED_CARD_SCREENSHOT=docs/shared-card.png ... -k shares` writes the shared card's.
 """
 
 from __future__ import annotations
@@ -472,6 +473,74 @@ async def test_browser_flow_dutch_player_plays_undoes_reads_rules_and_switches(
         assert shot.stat().st_size > 10_000
         if os.environ.get("PLAYGROUND_SCREENSHOT"):
             await save_screenshot(page, ROOT / os.environ["PLAYGROUND_SCREENSHOT"])
+
+
+async def loaded_width(page: Any, selector: str) -> int:
+    """The intrinsic width of the last picture or video matching `selector`, once loaded."""
+    handle = await page.wait_for_function(
+        """(selector) => {
+            const nodes = document.querySelectorAll(selector);
+            const node = nodes[nodes.length - 1];
+            if (!node) return false;
+            const width = node.tagName === "VIDEO" ? node.videoWidth : node.naturalWidth;
+            return width > 0 ? width : false;
+        }""",
+        arg=selector,
+    )
+    return await handle.json_value()
+
+
+async def test_browser_shares_a_card_and_a_replay_and_posts_a_duel_in_the_group(
+    playground, tmp_path
+):
+    api = playground.api
+    async with chromium_page(playground.url) as page:
+        await be(page, ANNA, "Anna")
+        await type_and_send(page, "/start")
+        board = page.locator(".msg.bot.has-keyboard").filter(has=page.locator(".emoji-grid")).last
+        await board.wait_for()
+        board_id = await board.get_attribute("data-message-id")
+        moves = 0
+        while moves < 8:
+            for arrow in ("⬇️", "⬅️", "➡️", "⬆️"):
+                if await tap_arrow(page, api, board, board_id, arrow):
+                    moves += 1
+                    break
+
+        await type_and_send(page, "/share")
+        assert await loaded_width(page, ".msg.bot img.media") == 640
+        card = page.locator(".msg.bot").filter(has=page.locator("img.media")).last
+        assert "Anna" in await card.locator(".text").inner_text()
+        assert await card.locator(".kb-button", has_text="▶️").count() == 1
+
+        await type_and_send(page, "/replay")
+        assert await loaded_width(page, ".msg.bot video.media") == 640
+
+        # The 📤 of inline mode, by hand: "@bot" in the group, then pick the duel.
+        await page.locator(f'.chat-item[data-chat-id="{GROUP_ID}"]').click()
+        await page.fill("#text", f"@{api.bot_username}")
+        choice = page.locator("#inline-results .inline-result").first
+        await choice.wait_for()
+        assert await loaded_width(page, "#inline-results img.inline-thumb") == 640
+        await choice.click()
+        posted = page.locator(".msg").filter(has=page.locator(".via")).last
+        await posted.wait_for()
+        await page.locator("#inline-results").wait_for(state="hidden")
+        assert await loaded_width(page, ".msg .via ~ img.media") == 640
+        assert f"@{api.bot_username}" in await posted.locator(".via").inner_text()
+        await settle_pictures(page)
+        shot = await save_screenshot(page, tmp_path / "shared.png")
+        assert shot.stat().st_size > 10_000
+        if os.environ.get("SHARED_CARD_SCREENSHOT"):
+            await save_screenshot(page, ROOT / os.environ["SHARED_CARD_SCREENSHOT"])
+
+
+async def settle_pictures(page: Any) -> None:
+    """Every picture in the chat loaded and the view at the bottom, for a steady screenshot."""
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#messages img')].every((img) => img.complete)"
+    )
+    await page.evaluate("document.getElementById('messages').scrollTop = 1e9")
 
 
 async def test_browser_renders_telegram_html_links_alerts_and_the_group(playground):

@@ -22,7 +22,7 @@ from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
 from bot.storage.schema import POSTGRES, SQLITE, migrations
 from tests.support.boards import button_data, moving_code, replay, shown_board
-from tests.support.databases import fresh_postgres_database, stored_game
+from tests.support.databases import disown_actions, fresh_postgres_database, stored_game
 from tests.support.harness import RunningBot, User
 from tests.support.processes import ROOT
 
@@ -62,6 +62,20 @@ async def _valid_move(svc: GameService, chat: int, game_id: int) -> str:
     raise AssertionError("no valid move")
 
 
+async def test_every_action_that_changes_a_game_is_logged_with_it(storage):
+    svc = service(storage)
+    stored = await svc.start(10, 10, 5)
+    letters = ""
+    for action in ("left", "up", "right", "down", "undo", "undo", "keep", "left", "left"):
+        result = await svc.tap(10, 10, stored.id, action)
+        if result.changed:
+            letters += engine.ACTION_CODES[action]
+    saved = await storage.game(stored.id)
+    assert "z" in letters and "k" not in letters  # refused actions leave no letter
+    assert saved.actions == letters
+    assert engine.replay(5, saved.game.seed, letters).board == saved.game.board
+
+
 async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
     path = tmp_path / "bot.sqlite3"
     store = await open_storage(path)
@@ -92,7 +106,9 @@ async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
 
     with pytest.raises(Crash):
         async with storage.transaction():
-            await storage.update_game(saved, moved, 0.0, played_counted=saved.played_counted)
+            await storage.update_game(
+                saved, moved, 0.0, played_counted=saved.played_counted, action="left"
+            )
             reader = asyncio.create_task(storage.game(stored.id))
             await asyncio.sleep(0.05)  # the reader's turn, while the change is not committed
             raise Crash
@@ -141,7 +157,10 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
         stored.game, board=(1024, 1024, 0, 0, 2, 0, 0, 0) + (0,) * 8, score=19_000, moves=800
     )
     async with storage.transaction():
-        await storage.update_game(stored, one_merge_from_win, 0.0, played_counted=False)
+        await storage.update_game(
+            stored, one_merge_from_win, 0.0, played_counted=False, action="left"
+        )
+        await disown_actions(storage, stored.id)
     won = await svc.tap(10, 10, stored.id, "left")
     assert won.outcome is engine.Outcome.WON
     await svc.tap(10, 10, stored.id, "undo")
@@ -213,7 +232,9 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
     store = await open_storage(database)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
-        assert (await store.active_game(42, 42)).game == game
+        old = await store.active_game(42, 42)
+        assert old.game == game
+        assert old.actions is None  # saved before actions were logged: it has no replay
         record = (await store.records(42))[4]
         assert (record.best_score, record.games_played, record.hints_used) == (900, 3, 0)
         (standing,) = await store.group_leaderboard(42, 4, 10, asker=42)
@@ -404,7 +425,8 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
 
     in_sqlite = _sqlite_schema(tmp_path / "bot.sqlite3")
     in_postgres = await _postgres_schema(postgres)
-    assert sorted(in_sqlite) == ["challenges", "chats", "deliveries", "games", "players", "records"]
+    tables = ["challenges", "chats", "deliveries", "games", "players", "records", "shared_files"]
+    assert sorted(in_sqlite) == tables
     for table in in_sqlite:
         assert in_postgres[table] == in_sqlite[table], table
     assert in_postgres == in_sqlite

@@ -7,6 +7,7 @@ the real wire format and Telegram's validation rules, so what works here works l
 from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
 from .log import RecordedRequest
+from .media import Upload
 from .webhook import Delivery
 from .world import StoredMessage
 
@@ -17,4 +18,5 @@ __all__ = [
     "FakeBotApi",
     "RecordedRequest",
     "StoredMessage",
+    "Upload",
 ]

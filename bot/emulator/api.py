@@ -34,7 +34,9 @@ DEFAULT_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
 class FakeBotApi:
     """An in-process fake of the Telegram Bot API with a driver API for tests.
 
-    ``first_message_id`` is where message ids start in every chat; a world that comes back
+    ``inline_mode`` is the switch at @BotFather (off by default, as for a new bot): only with
+    it on do users' ``@bot`` queries reach the bot. ``first_message_id`` is where message ids
+    start in every chat; a world that comes back
     on each run next to a kept database (the playground) starts later each time, so that an
     id the bot stored never names a different message, just as on Telegram.
     """
@@ -46,6 +48,7 @@ class FakeBotApi:
         *,
         privacy_mode: bool = True,
         first_message_id: int = 1,
+        inline_mode: bool = False,
     ) -> None:
         bot_id, _, secret = token.partition(":")
         if not bot_id.isdigit() or not secret:
@@ -56,6 +59,7 @@ class FakeBotApi:
             bot_username,
             privacy_mode=privacy_mode,
             first_message_id=first_message_id,
+            inline_mode=inline_mode,
         )
         self.log = RequestLog(self.world.notifier)
         self.methods = BotApiMethods(self.world)
@@ -115,7 +119,7 @@ class FakeBotApi:
 
     @property
     def base_file_url(self) -> str:
-        """For ``Bot(base_file_url=...)``; the emulator serves no files (404)."""
+        """For ``Bot(base_file_url=...)``: the files the bot uploaded, at getFile's paths."""
         return f"http://{self._server.host}:{self.port}/file/bot"
 
     @property
@@ -223,6 +227,37 @@ class FakeBotApi:
         """
         self._cursor = len(self.log)
         return self.world.user_taps(user_id, chat_id, message_id, callback_data, strict=strict)
+
+    def inline_query(self, user_id: int, chat_id: int, query: str) -> str:
+        """The user types ``@bot query`` in a chat; returns the inline query's id."""
+        self._cursor = len(self.log)
+        return self.world.user_inline_query(user_id, chat_id, query)
+
+    def switch_inline(
+        self, user_id: int, chat_id: int, message_id: int, target_chat_id: int
+    ) -> str:
+        """The user taps a ``switch_inline_query`` button and picks ``target_chat_id``."""
+        self._cursor = len(self.log)
+        return self.world.user_switches_inline(user_id, chat_id, message_id, target_chat_id)
+
+    async def wait_inline_answer(self, query_id: str, timeout: float = 5.0) -> dict[str, Any]:
+        """The answerInlineQuery params (results, button, cache_time, ...) once given."""
+        query = self.world.inline_queries.get(query_id)
+        if query is None:
+            raise KeyError(f"unknown inline query {query_id}")
+        answer = await self.world.notifier.wait_until(lambda: query.answer, timeout)
+        if answer is None:
+            raise TimeoutError(f"inline query {query_id} was not answered within {timeout}s")
+        return dict(answer)
+
+    def choose_inline_result(self, query_id: str, result_id: str) -> dict[str, Any]:
+        """The user picks a result: it is posted via the bot in the query's chat."""
+        self._cursor = len(self.log)
+        return self.world.user_chooses_inline_result(query_id, result_id)
+
+    def file_bytes(self, file_id: str) -> bytes:
+        """The bytes the bot uploaded for this file id (any size of a photo)."""
+        return self.world.files.by_id[file_id].data
 
     async def wait_answer(self, query_id: str, timeout: float = 5.0) -> dict[str, Any]:
         """The answerCallbackQuery params (text, show_alert, url, cache_time) once given."""

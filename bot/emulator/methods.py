@@ -13,6 +13,7 @@ from typing import Any
 
 from . import validation
 from .errors import NOT_MODIFIED, QUERY_TOO_OLD, ApiError, bad_request, forbidden
+from .inline import check_results
 from .params import require, text_param
 from .world import ADMIN_RIGHTS, Chat, StoredMessage, World
 
@@ -51,6 +52,10 @@ class BotApiMethods:
             ("getMyCommands", self.get_my_commands),
             ("deleteMyCommands", self.delete_my_commands),
             ("sendMessage", self.send_message),
+            ("sendPhoto", self._media_sender("photo")),
+            ("sendAnimation", self._media_sender("animation")),
+            ("getFile", self.get_file),
+            ("answerInlineQuery", self.answer_inline_query),
             ("editMessageText", self.edit_message_text),
             ("editMessageReplyMarkup", self.edit_message_reply_markup),
             ("deleteMessage", self.delete_message),
@@ -262,6 +267,78 @@ class BotApiMethods:
         )
         return self.world.message_dict(msg)
 
+    def _media_sender(self, kind: str) -> Handler:
+        """sendPhoto / sendAnimation: a new upload or a known file id, with a caption."""
+
+        async def handler(params: dict[str, Any]) -> Any:
+            chat = self._writable_chat(params)
+            source = text_param(params, "caption")
+            parse_mode = params.get("parse_mode")
+            parsed = validation.caption(source, parse_mode, params.get("caption_entities"))
+            markup = validation.reply_markup(params.get("reply_markup"), inline_only=False)
+            reply_to = self._reply_target(chat, params)
+            files = self.world.files.resolve(params, kind, kind)
+            if kind == "photo":
+                media: dict[str, Any] = {"photo": [f.photo_size() for f in files]}
+            else:
+                media = {"animation": files[0].animation(), "document": files[0].animation()}
+            msg = self.world.store_message(
+                chat,
+                self.world.bot_id,
+                parsed.text,
+                html=source if source and parse_mode else None,
+                entities=parsed.entities,
+                reply_markup=markup,
+                reply_to=reply_to,
+                media=media,
+            )
+            return self.world.message_dict(msg)
+
+        return handler
+
+    async def get_file(self, params: dict[str, Any]) -> Any:
+        """A file's path for downloading from ``base_file_url``."""
+        file_id = text_param(params, "file_id") or ""
+        stored = self.world.files.by_id.get(file_id)
+        if stored is None:
+            raise bad_request("invalid file_id")
+        return {
+            "file_id": stored.file_id,
+            "file_unique_id": stored.file_unique_id,
+            "file_size": len(stored.data),
+            "file_path": stored.file_path,
+        }
+
+    async def answer_inline_query(self, params: dict[str, Any]) -> Any:
+        query_id = str(require(params, "inline_query_id", QUERY_TOO_OLD))
+        query = self.world.inline_queries.get(query_id)
+        if query is None or query.answer is not None:
+            raise bad_request(QUERY_TOO_OLD)
+        results = check_results(params.get("results", []), self.world.files)
+        button = params.get("button")
+        if button is not None and (
+            not isinstance(button, dict) or not isinstance(button.get("text"), str)
+        ):
+            raise bad_request("can't parse InlineQueryResultsButton")
+        query.answer = {
+            "results": results,
+            "cache_time": params.get("cache_time", 300),
+            "is_personal": bool(params.get("is_personal", False)),
+            "next_offset": text_param(params, "next_offset") or "",
+            "button": button,
+        }
+        self.world.emit(
+            {
+                "type": "inline_answer",
+                "query_id": query_id,
+                "user_id": query.user_id,
+                "chat_id": query.chat_id,
+                "results": results,
+                "button": button,
+            }
+        )
+        return True
+
     def _message_to_edit(self, params: dict[str, Any]) -> StoredMessage:
         """The bot's own message addressed by chat_id + message_id (inline mode: none)."""
         if params.get("inline_message_id") is not None:
@@ -281,6 +358,8 @@ class BotApiMethods:
         parsed = validation.message_text(source, params.get("parse_mode"), params.get("entities"))
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=True)
         msg = self._message_to_edit(params)
+        if msg.media is not None:
+            raise bad_request("there is no text in the message to edit")
         if (msg.text, msg.entities, msg.reply_markup) == (parsed.text, parsed.entities, markup):
             raise bad_request(NOT_MODIFIED)
         self.world.edit_message(

@@ -41,9 +41,9 @@ class Notifier:
                 return None
             future: asyncio.Future[None] = loop.create_future()
             self._waiters.add(future)
+            # asyncio.wait, not wait_for: on Python 3.11, wait_for swallows a cancellation that
+            # arrives just as the future completes, and the waiter would then never stop.
             try:
-                await asyncio.wait_for(future, remaining)
-            except TimeoutError:
-                pass
+                await asyncio.wait({future}, timeout=remaining)
             finally:
                 self._waiters.discard(future)

@@ -35,6 +35,7 @@ JSON_FIELDS = frozenset(
         "options",
         "explanation_entities",
         "reaction",
+        "button",
     }
 )
 INT_FIELDS = frozenset(
@@ -62,6 +63,7 @@ BOOL_FIELDS = frozenset(
         "allow_paid_broadcast",
         "for_channels",
         "is_anonymous",
+        "is_personal",
     }
 )
 _INT_RE = re.compile(r"^-?[0-9]+$")

@@ -18,6 +18,7 @@ from aiohttp import web
 from .errors import ApiError, bad_request
 from .faults import Faults
 from .log import RequestLog
+from .media import Upload
 from .methods import BotApiMethods
 from .params import normalize
 
@@ -44,12 +45,7 @@ async def read_params(request: web.Request) -> dict[str, Any]:
         form = await request.post()
         for key, value in form.items():
             if isinstance(value, web.FileField):
-                content = value.file.read()
-                params[key] = {
-                    "filename": value.filename,
-                    "content_type": value.content_type,
-                    "size": len(content),
-                }
+                params[key] = Upload(value.filename, value.content_type, value.file.read())
             else:
                 params[key] = value
     return params
@@ -112,10 +108,13 @@ class BotApiServer:
             self._runner = None
 
     async def handle_file(self, request: web.Request) -> web.Response:
-        """The emulator stores no files; Telegram answers unknown paths with 404."""
-        return web.json_response(
-            {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
-        )
+        """A file the bot uploaded, at the path getFile gave; anything else is 404."""
+        stored = self.methods.world.files.by_path(request.match_info["path"])
+        if request.match_info["token"] != self.token or stored is None:
+            return web.json_response(
+                {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
+            )
+        return web.Response(body=stored.data, content_type=stored.mime_type)
 
     async def handle_method(self, request: web.Request) -> web.Response:
         """Decode, authorize, delay/fault, dispatch, record, answer."""

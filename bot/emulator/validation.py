@@ -13,6 +13,7 @@ from .errors import ApiError, bad_request
 from .html import HtmlParseError, ParsedText, finish, parse_html, utf16_len
 
 MAX_TEXT_LENGTH = 4096
+MAX_CAPTION_LENGTH = 1024
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_ANSWER_TEXT_LENGTH = 200
 MAX_COMMANDS = 100
@@ -100,6 +101,16 @@ def message_text(text: str | None, parse_mode: str | None, entities: Any) -> Par
         raise bad_request("message text is empty")
     if utf16_len(parsed.text) > MAX_TEXT_LENGTH:
         raise bad_request("message is too long")
+    return parsed
+
+
+def caption(text: str | None, parse_mode: str | None, entities: Any) -> ParsedText:
+    """A media caption: optional, else parsed like a text, and at most 1,024 characters."""
+    if not text:
+        return ParsedText("")
+    parsed = message_text(text, parse_mode, entities)
+    if utf16_len(parsed.text) > MAX_CAPTION_LENGTH:
+        raise bad_request("message caption is too long")
     return parsed
 
 

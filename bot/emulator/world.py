@@ -17,6 +17,8 @@ from typing import Any
 
 from .errors import CHAT_NOT_FOUND, GROUP_UPGRADED, ApiError, bad_request
 from .html import utf16_len
+from .inline import InlineQuery, chosen_content
+from .media import Files
 from .notify import Notifier
 
 FIRST_UPDATE_ID = 700_000_001
@@ -85,6 +87,11 @@ class StoredMessage:
     reply_to: int | None = None
     # Sent on behalf of a chat: an anonymous admin writing as the group.
     sender_chat_id: int | None = None
+    # A photo or an animation, as the message's wire fields ("photo": [...] or
+    # "animation": {...}); `text` and `entities` are then its caption.
+    media: dict[str, Any] | None = None
+    # Posted by a user through the bot's inline mode ("via @bot").
+    via_bot: bool = False
     # A service message's fields (migrate_to_chat_id, ...); such a message has no text.
     service: dict[str, Any] | None = None
 
@@ -112,12 +119,17 @@ class World:
         *,
         privacy_mode: bool = True,
         first_message_id: int = 1,
+        inline_mode: bool = False,
     ) -> None:
         if first_message_id < 1:
             raise ValueError("message ids start at 1 or later")
         self.bot_id = bot_id
         self.bot_username = bot_username
         self.privacy_mode = privacy_mode
+        # Inline mode is off until the bot's owner switches it on at @BotFather.
+        self.inline_mode = inline_mode
+        self.files = Files()
+        self.inline_queries: dict[str, InlineQuery] = {}
         # Where every chat's message ids start. A world that outlives a restart of the
         # emulator (the playground keeps its database) starts later, so ids never repeat.
         self.first_message_id = first_message_id
@@ -154,7 +166,7 @@ class World:
             "username": self.bot_username,
             "can_join_groups": True,
             "can_read_all_group_messages": not self.privacy_mode,
-            "supports_inline_queries": False,
+            "supports_inline_queries": self.inline_mode,
             "can_connect_to_business": False,
             "has_main_web_app": False,
         }
@@ -209,14 +221,23 @@ class World:
             "chat": self.chat_dict(chat),
             "date": msg.date,
         }
-        if msg.service is not None:
-            data.update(msg.service)
-        else:
-            data["text"] = msg.text
         if msg.sender_chat_id is not None:
             data["sender_chat"] = self.chat_dict(self.chats[msg.sender_chat_id])
-        if msg.entities:
-            data["entities"] = [dict(entity) for entity in msg.entities]
+        if msg.via_bot:
+            data["via_bot"] = self.user_dict(self.bot_id)
+        entities = [dict(entity) for entity in msg.entities]
+        if msg.service is not None:
+            data.update(msg.service)
+        elif msg.media is None:
+            data["text"] = msg.text
+            if entities:
+                data["entities"] = entities
+        else:
+            data.update(msg.media)
+            if msg.text:
+                data["caption"] = msg.text
+            if entities:
+                data["caption_entities"] = entities
         if msg.reply_markup is not None:
             data["reply_markup"] = msg.reply_markup
         if msg.edit_date is not None:
@@ -325,6 +346,8 @@ class World:
         reply_markup: dict[str, Any] | None = None,
         reply_to: int | None = None,
         sender_chat_id: int | None = None,
+        media: dict[str, Any] | None = None,
+        via_bot: bool = False,
         service: dict[str, Any] | None = None,
     ) -> StoredMessage:
         """Append a message to a chat and broadcast a ``message`` event."""
@@ -339,6 +362,8 @@ class World:
             reply_markup=reply_markup,
             reply_to=reply_to,
             sender_chat_id=sender_chat_id,
+            media=media,
+            via_bot=via_bot,
             service=service,
         )
         chat.next_message_id += 1
@@ -544,6 +569,83 @@ class World:
             },
         )
         return query_id
+
+    def user_inline_query(self, user_id: int, chat_id: int, query: str) -> str:
+        """A user types ``@bot query`` in a chat; queues an ``inline_query`` update."""
+        if user_id not in self.users:
+            raise ValueError(f"unknown user {user_id}; call add_user first")
+        if not self.inline_mode:
+            raise ValueError(
+                "inline mode is off for this bot (@BotFather /setinline): Telegram sends no query"
+            )
+        chat = self.chats.get(chat_id)
+        if chat is None:
+            raise ValueError(f"unknown chat {chat_id}")
+        if chat.type == "private":
+            if chat.user_id != user_id:
+                raise ValueError(f"user {user_id} cannot write in private chat {chat_id}")
+            chat_type = "sender"
+        else:
+            if user_id not in chat.members:
+                raise ValueError(f"user {user_id} is not in chat {chat_id}")
+            chat_type = chat.type
+        query_id = str(self.next_query_id)
+        self.next_query_id += 1
+        self.inline_queries[query_id] = InlineQuery(query_id, user_id, chat_id, query, chat_type)
+        self.enqueue_update(
+            "inline_query",
+            {
+                "id": query_id,
+                "from": self.user_dict(user_id),
+                "query": query,
+                "offset": "",
+                "chat_type": chat_type,
+            },
+        )
+        return query_id
+
+    def user_switches_inline(
+        self, user_id: int, chat_id: int, message_id: int, target_chat_id: int
+    ) -> str:
+        """A user taps a message's ``switch_inline_query`` button and picks a chat for it."""
+        msg = self.message(chat_id, message_id)
+        if msg is None:
+            raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        queries = [
+            button["switch_inline_query"]
+            for row in (msg.reply_markup or {}).get("inline_keyboard", [])
+            for button in row
+            if "switch_inline_query" in button
+        ]
+        if len(queries) != 1:
+            raise ValueError(f"message {message_id} has {len(queries)} switch_inline_query buttons")
+        return self.user_inline_query(user_id, target_chat_id, queries[0])
+
+    def user_chooses_inline_result(self, query_id: str, result_id: str) -> dict[str, Any]:
+        """The user picks one of the bot's answers: it is posted "via @bot" in their chat."""
+        query = self.inline_queries.get(query_id)
+        if query is None or query.answer is None:
+            raise ValueError(f"inline query {query_id} has no answer to choose from")
+        result = next((r for r in query.answer["results"] if r["id"] == result_id), None)
+        if result is None:
+            ids = [r["id"] for r in query.answer["results"]]
+            raise ValueError(f"no result {result_id!r} in the answer (results: {ids})")
+        content = chosen_content(result, self.files)
+        chat = self.chats[query.chat_id]
+        msg = self.store_message(
+            chat,
+            query.user_id,
+            content.text,
+            html=content.html,
+            entities=content.entities,
+            reply_markup=content.reply_markup,
+            media=content.media,
+            via_bot=True,
+        )
+        wire = self.message_dict(msg)
+        if self._visible_to_bot(chat, msg):
+            self.enqueue_update("message", wire)
+        return wire
 
     def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
         """An admin upgrades a basic group to a supergroup, which gets a new id.

@@ -7,12 +7,13 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups
+from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups, sharing
 from bot.presentation import callbacks
 
 FLOOD_GROUP = -2  # drops what is over budget before anything else runs
@@ -53,5 +54,9 @@ def register(application: Application) -> None:
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
-    application.add_handler(MessageHandler(private & ~filters.COMMAND, commands.chatter))
+    # A message a player sent "via @bot" (a shared card) is theirs to post, not chatter.
+    application.add_handler(
+        MessageHandler(private & ~filters.COMMAND & ~filters.VIA_BOT, commands.chatter)
+    )
+    application.add_handler(InlineQueryHandler(sharing.inline_query))
     application.add_error_handler(errors.on_error)

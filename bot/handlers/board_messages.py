@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 async def board_message(
-    services: Services, stored: StoredGame, t: Translator, view: str
+    services: Services, stored: StoredGame, t: Translator, view: str, *, share: bool = False
 ) -> tuple[str, InlineKeyboardMarkup]:
     storage = services.storage
     best = await storage.best_score(stored.owner_id, stored.game.size)
@@ -33,7 +33,12 @@ async def board_message(
         challenge = await storage.challenge(stored.challenge_id)
     text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
     keyboard = render.board_keyboard(
-        t, stored.id, stored.game, hint=stored.hint, hints_on=stored.challenge_id is None
+        t,
+        stored.id,
+        stored.game,
+        hint=stored.hint,
+        hints_on=stored.challenge_id is None,
+        share=share,
     )
     return text, keyboard
 
@@ -42,7 +47,7 @@ async def send_board(
     bot: Bot, services: Services, stored: StoredGame, t: Translator, view: str
 ) -> Message:
     """Post the board as a new message and make it the game's board message."""
-    text, markup = await board_message(services, stored, t, view)
+    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
     await services.games.link_message(stored, message.message_id)
     return message
@@ -52,7 +57,7 @@ async def edit_board(
     bot: Bot, services: Services, stored: StoredGame, message_id: int, t: Translator, view: str
 ) -> None:
     """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
-    text, markup = await board_message(services, stored, t, view)
+    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
     try:
         await bot.edit_message_text(
             text, chat_id=stored.chat_id, message_id=message_id, reply_markup=markup

@@ -5,7 +5,7 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 
 import engine
-from bot.handlers import challenges, groups
+from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import edit_board, request_redraw, send_board
 from bot.handlers.bookkeeping import delivery_key, sender_translator
 from bot.handlers.context import Audience, BotContext
@@ -58,6 +58,8 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
         if result.stored.challenge_id is not None:
             await challenges.card_changed(context, result.stored.challenge_id)
+        if result.outcome is engine.Outcome.GAME_OVER and result.stored.duel_of is not None:
+            await sharing.duel_over(context, result.stored)
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:

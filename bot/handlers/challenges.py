@@ -27,6 +27,7 @@ from bot.presentation.leaderboards import (
     winner_text,
 )
 from bot.presentation.names import group_name
+from bot.presentation.sharing import deep_link
 from bot.services.challenges import (
     MAX_OPEN_PER_GROUP,
     ChallengeArgsError,
@@ -158,7 +159,7 @@ async def _card(
     text = challenge_card(t, challenge, standings, players, CARD_TOP)
     if challenge.finished:
         return text, None
-    link = f"https://t.me/{bot_username}?start={payload(challenge)}"
+    link = deep_link(bot_username, payload(challenge))
     return text, challenge_keyboard(t, link)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from telegram import Update
 
-from bot.handlers import challenges, groups
+from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import BotContext
@@ -26,9 +26,15 @@ def _user_id(update: Update) -> int:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """Welcome and the current board; with a challenge deep link, the challenge board."""
+    """Welcome and the current board; a deep link opens its challenge or duel instead.
+
+    `inline` is where inline mode sends someone who has not started the bot yet.
+    """
     aud = context.audience
-    if context.args and not aud.in_group:
+    if context.args and not aud.in_group and context.args[0].startswith("d"):
+        await sharing.join_duel(update, context, context.args[0])
+        return
+    if context.args and not aud.in_group and context.args[0] != "inline":
         await challenges.join(update, context, aud, context.args[0])
         return
     services = context.services
@@ -148,6 +154,12 @@ COMMANDS: tuple[Command, ...] = (
         "challenge",
         challenges.challenge,
         lambda t: t._("Challenge the group: same tiles for everyone"),
+    ),
+    Command(
+        "share", sharing.share, lambda t: t._("A picture of your game to show off"), plays=True
+    ),
+    Command(
+        "replay", sharing.replay, lambda t: t._("Watch your game again (/replay best)"), plays=True
     ),
     Command("view", view, lambda t: t._("Switch between emoji and numbers"), plays=True),
     Command("language", language, lambda t: t._("Choose your language")),

@@ -20,6 +20,8 @@ from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
+from bot.services.sharing import SharingService
+from bot.services.workers import WorkerPool
 from bot.storage import Storage
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
@@ -33,7 +35,9 @@ class Services:
     players: PlayerService
     games: GameService
     challenges: ChallengeService
+    workers: WorkerPool
     hints: HintService
+    sharing: SharingService
     deliveries: DeliveryLog  # updates handled, so a redelivery applies once
     redrawer: Redrawer  # boards
     # Challenge cards, edited at most every card interval per group: a few a minute.

@@ -60,7 +60,7 @@ async def open_playground(
 
     The bot is built by the production ``build_application``; only ``base_url`` differs.
     """
-    api = FakeBotApi(first_message_id=first_message_id())
+    api = FakeBotApi(first_message_id=first_message_id(), inline_mode=True)
     populate(api)
     api.mount(PlaygroundWeb(api).setup)
     try:

@@ -13,6 +13,9 @@ API (JSON in and out; writes must be ``Content-Type: application/json``)::
     POST /api/chats/{chat_id}/messages                {"user_id", "text"} -> {"message"}
     POST /api/chats/{chat_id}/messages/{id}/tap       {"user_id", "data"} -> {"query_id", "answer"}
     GET  /api/chats/{chat_id}/commands?user_id=N      {"commands": [{"command", "description"}]}
+    POST /api/chats/{chat_id}/inline                  {"user_id", "query"} -> {"query_id", "answer"}
+    POST /api/inline/{query_id}/choose                {"user_id", "result_id"} -> {"message"}
+    GET  /api/files/{file_id}                         a photo or animation the bot sent
     GET  /api/events                                  server-sent events: message, edit,
                                                       delete, answer, action, player
 """
@@ -49,7 +52,8 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 # The page loads nothing but its own files and talks to nothing but its own server.
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "img-src 'self' data:; media-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
 )
 
 
@@ -74,6 +78,9 @@ class PlaygroundWeb:
         app.router.add_post(chat + "/messages", self.send)
         app.router.add_post(chat + r"/messages/{message_id:\d+}/tap", self.tap)
         app.router.add_get(chat + "/commands", self.commands)
+        app.router.add_post(chat + "/inline", self.inline_query)
+        app.router.add_post(r"/api/inline/{query_id:\d+}/choose", self.choose_inline)
+        app.router.add_get(r"/api/files/{file_id:[A-Za-z0-9_-]{1,128}}", self.file)
         app.router.add_get("/api/events", self.events)
         app.on_shutdown.append(self._close_streams)
 
@@ -216,6 +223,47 @@ class PlaygroundWeb:
         except TimeoutError:
             answer = None
         return web.json_response({"query_id": query_id, "answer": answer})
+
+    async def inline_query(self, request: web.Request) -> web.Response:
+        """Type ``@bot query`` in a chat and wait (like a client's spinner) for the results."""
+        body = await _json_body(request)
+        user_id, chat_id = self._user_in_chat(request, body.get("user_id"))
+        query = body.get("query")
+        if not isinstance(query, str) or len(query) > 256:
+            raise _error(400, "query must be a string of at most 256 characters")
+        try:
+            query_id = self.api.inline_query(user_id, chat_id, query)
+        except ValueError as error:
+            raise _error(400, str(error)) from None
+        try:
+            answer = await self.api.wait_inline_answer(query_id, timeout=ANSWER_TIMEOUT)
+        except TimeoutError:
+            answer = None
+        return web.json_response({"query_id": query_id, "answer": answer})
+
+    async def choose_inline(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        query = self.api.world.inline_queries.get(request.match_info["query_id"])
+        if query is None or body.get("user_id") != query.user_id:
+            raise _error(404, "no such inline query of this player")
+        result_id = body.get("result_id")
+        if not isinstance(result_id, str):
+            raise _error(400, "result_id must be a string")
+        try:
+            message = self.api.choose_inline_result(query.id, result_id)
+        except ValueError as error:
+            raise _error(400, str(error)) from None
+        return web.json_response({"message": message})
+
+    async def file(self, request: web.Request) -> web.Response:
+        stored = self.api.world.files.by_id.get(request.match_info["file_id"])
+        if stored is None:
+            raise _error(404, "no such file")
+        return web.Response(
+            body=stored.data,
+            content_type=stored.mime_type,
+            headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"},
+        )
 
     async def edit_player(self, request: web.Request) -> web.Response:
         body = await _json_body(request)

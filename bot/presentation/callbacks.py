@@ -17,15 +17,8 @@ from bot.presentation.i18n import LANGUAGES
 
 # A board button: an action on the game, or asking for a hint (which changes no game).
 GameAction = Action | Literal["hint"]
-_ACTION_CODES: dict[GameAction, str] = {
-    "up": "u",
-    "down": "d",
-    "left": "l",
-    "right": "r",
-    "undo": "z",
-    "keep": "k",
-    "hint": "h",
-}
+# The game's own action letters (the replay alphabet), plus one for the hint.
+_ACTION_CODES: dict[GameAction, str] = {**engine.ACTION_CODES, "hint": "h"}
 _CODE_ACTIONS = {code: action for action, code in _ACTION_CODES.items()}
 
 GAME_PATTERN = rf"^g:[1-9]\d{{0,14}}:[{''.join(_CODE_ACTIONS)}]$"

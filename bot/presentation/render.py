@@ -134,6 +134,11 @@ def _banner(t: Translator, game: engine.Game) -> str | None:
     return None
 
 
+def share_button(t: Translator) -> InlineKeyboardButton:
+    """📤: pick any chat, where the bot's inline mode offers the player's cards and a duel."""
+    return InlineKeyboardButton("📤 " + t._("Share"), switch_inline_query="")
+
+
 def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
 
@@ -150,8 +155,12 @@ def board_keyboard(
     *,
     hint: str | None = None,
     hints_on: bool = True,
+    share: bool = False,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
+
+    Won and finished boards get a 📤 in a row of its own when the bot's inline mode is on
+    (`share`): it opens Telegram's chat picker to show the game off anywhere.
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
     The undo button carries no count: the caption above says how many are left, and "Zug
@@ -159,12 +168,13 @@ def board_keyboard(
     """
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
     undo = _button("↩️ " + t._("Undo"), callbacks.game_tap(game_id, "undo"))
+    extra = [[share_button(t)]] if share else []
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
-        return InlineKeyboardMarkup([[keep, new]])
+        return InlineKeyboardMarkup([[keep, new], *extra])
     if game.over:
         can_undo = game.undos_left > 0 and bool(game.history)
-        return InlineKeyboardMarkup([[undo, new] if can_undo else [new]])
+        return InlineKeyboardMarkup([[undo, new] if can_undo else [new], *extra])
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:
         label = ARROWS[direction] + (" 💡" if direction == hint else "")

@@ -100,16 +100,37 @@ class GameService:
             await record(storage, delivery, "started", stored.id)
             return stored
 
-    async def _start(self, storage: Storage, chat_id: int, owner_id: int, size: int) -> StoredGame:
+    async def _start(
+        self,
+        storage: Storage,
+        chat_id: int,
+        owner_id: int,
+        size: int,
+        seed: int | None = None,
+        duel: tuple[int, int] | None = None,
+    ) -> StoredGame:
         now = self._clock()
-        game = engine.new_game(size, self._new_seed(), now)
+        game = engine.new_game(size, self._new_seed() if seed is None else seed, now)
         current = await storage.active_game(chat_id, owner_id)
         if current is not None:
             await storage.deactivate_game(current.id)
-        game_id = await storage.insert_game(chat_id, owner_id, game, now)
+        game_id = await storage.insert_game(chat_id, owner_id, game, now, duel=duel)
         stored = await storage.game(game_id)
         assert stored is not None
         return stored
+
+    async def start_duel(self, user_id: int, rival: StoredGame, actions: int) -> StoredGame:
+        """A new game in the player's private chat from `rival`'s seed, to beat its first
+        `actions` actions; a duel on that same game and point already running comes back."""
+        async with self._locks.writing(user_id) as storage:
+            current = await storage.active_game(user_id, user_id)
+            if current is not None and (current.duel_of, current.duel_actions) == (
+                rival.id,
+                actions,
+            ):
+                return current
+            size, seed = rival.game.size, rival.game.seed
+            return await self._start(storage, user_id, user_id, size, seed, (rival.id, actions))
 
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
         """The player's running game here, or a new classic one when there is none."""
@@ -175,18 +196,13 @@ class GameService:
             return refusal
         assert stored is not None
         before = stored.game
-        if action == "undo":
-            turn = engine.undo(before, now)
-        elif action == "keep":
-            turn = engine.keep_going(before, now)
-        else:
-            turn = engine.play(before, action, now)
+        turn = engine.act(before, action, now)
         if not turn.changed:
             return TapResult(TapStatus.APPLIED, stored, turn.outcome)
         after = turn.game
         new_play = not stored.played_counted and after.moves > 0
         played_counted = stored.played_counted or new_play
-        await storage.update_game(stored, after, now, played_counted=played_counted)
+        await storage.update_game(stored, after, now, played_counted=played_counted, action=action)
         won = turn.outcome is engine.Outcome.WON
         await storage.add_to_records(
             stored.owner_id,
@@ -195,9 +211,10 @@ class GameService:
             new_win=won and not before.ever_won,
             won_now=after.win if won else None,
         )
+        logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
         return TapResult(
             TapStatus.APPLIED,
-            replace(stored, game=after, played_counted=played_counted, hint=None),
+            replace(stored, game=after, played_counted=played_counted, hint=None, actions=logged),
             turn.outcome,
         )
 

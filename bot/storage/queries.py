@@ -28,7 +28,7 @@ Row = tuple[Any, ...]
 
 _GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
-    "hints, hint"
+    "hints, hint, actions, duel_of, duel_actions, duel_reported"
 )
 _CHALLENGE_COLUMNS = (
     "id, chat_id, chat_title, language, creator_id, size, seed, token, ends_at, message_id, "
@@ -63,6 +63,10 @@ def _game_from_row(row: Row) -> StoredGame:
         closes_at=row[8],
         hints=row[9],
         hint=row[10],
+        actions=row[11],
+        duel_of=row[12],
+        duel_actions=row[13],
+        duel_reported=bool(row[14]),
     )
 
 
@@ -215,10 +219,13 @@ class Storage(ABC):
         game: engine.Game,
         now: float,
         challenge: Challenge | None = None,
+        duel: tuple[int, int] | None = None,
     ) -> int:
+        """A new game (no actions yet); `duel` is (game id, actions) of the game it duels."""
         return await self._insert(
             "INSERT INTO games (chat_id, owner_id, size, state, challenge_id, closes_at, "
-            "highest, score_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "highest, score_at, created_at, updated_at, actions, duel_of, duel_actions) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)",
             (
                 chat_id,
                 owner_id,
@@ -230,17 +237,28 @@ class Storage(ABC):
                 now,
                 now,
                 now,
+                duel[0] if duel else None,
+                duel[1] if duel else None,
             ),
         )
 
     async def update_game(
-        self, stored: StoredGame, game: engine.Game, now: float, *, played_counted: bool
+        self,
+        stored: StoredGame,
+        game: engine.Game,
+        now: float,
+        *,
+        played_counted: bool,
+        action: engine.Action,
     ) -> None:
-        """Save a game's new state; `score_at` moves only when the score does (for ties)."""
+        """Save a game's new state and log the action that made it (if the game has a log).
+
+        `score_at` moves only when the score does (for ties).
+        """
         await self._execute(
             "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
             "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ?, "
-            "hint = NULL WHERE id = ?",
+            "hint = NULL, actions = actions || ? WHERE id = ?",
             (
                 _dump(game),
                 int(played_counted),
@@ -250,6 +268,7 @@ class Storage(ABC):
                 game.score,
                 now,
                 now,
+                engine.ACTION_CODES[action],
                 stored.id,
             ),
         )
@@ -263,6 +282,46 @@ class Storage(ABC):
             "INSERT INTO records (user_id, size, hints_used) VALUES (?, ?, 1) "
             "ON CONFLICT (user_id, size) DO UPDATE SET hints_used = records.hints_used + 1",
             (stored.owner_id, stored.game.size),
+        )
+
+    async def latest_game(self, chat_id: int, owner_id: int) -> StoredGame | None:
+        """The player's most recently played game in this chat, challenge entries included."""
+        row = await self._fetchrow(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND owner_id = ? "
+            "ORDER BY updated_at DESC, id DESC LIMIT 1",
+            (chat_id, owner_id),
+        )
+        return None if row is None else _game_from_row(row)
+
+    async def best_games(self, owner_id: int) -> dict[int, StoredGame]:
+        """The player's best game of each board size, anywhere (ranked as leaderboards rank)."""
+        rows = await self._fetchall(
+            f"""SELECT {_GAME_COLUMNS} FROM (
+                    SELECT games.*, ROW_NUMBER() OVER (
+                        PARTITION BY size ORDER BY {_RANKING}, id) AS pick
+                    FROM games WHERE owner_id = ? AND moves > 0
+                ) ranked WHERE pick = 1 ORDER BY size""",
+            (owner_id,),
+        )
+        games = [_game_from_row(row) for row in rows]
+        return {stored.game.size: stored for stored in games}
+
+    async def report_duel(self, game_id: int) -> bool:
+        """Mark a duel's comparison as sent; False if it was already (send it once)."""
+        changed = await self._execute(
+            "UPDATE games SET duel_reported = 1 WHERE id = ? AND duel_reported = 0", (game_id,)
+        )
+        return changed == 1
+
+    async def shared_file(self, key: str) -> str | None:
+        row = await self._fetchrow("SELECT file_id FROM shared_files WHERE key = ?", (key,))
+        return None if row is None else row[0]
+
+    async def remember_file(self, key: str, file_id: str, now: float) -> None:
+        await self._execute(
+            "INSERT INTO shared_files (key, file_id, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET file_id = excluded.file_id",
+            (key, file_id, now),
         )
 
     async def deactivate_game(self, game_id: int) -> None:

@@ -143,6 +143,24 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX deliveries_age ON deliveries (created_at)",
     ),
+    # 5: replays, shared pictures and duels.
+    (
+        # One letter per action (engine.ACTION_CODES); NULL for games saved before: no replay.
+        "ALTER TABLE games ADD COLUMN actions TEXT",
+        # A duel: this game replays another's seed, to beat that game as it stood after its
+        # first `duel_actions` actions; the comparison is sent once, when this game ends.
+        "ALTER TABLE games ADD COLUMN duel_of {bigint} REFERENCES games (id)",
+        "ALTER TABLE games ADD COLUMN duel_actions INTEGER",
+        "ALTER TABLE games ADD COLUMN duel_reported INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX games_by_owner ON games (owner_id, size, score)",
+        # Telegram's file id of every picture already uploaded, by what it shows: a picture
+        # is sent again by id, across restarts and processes, never uploaded twice.
+        """CREATE TABLE shared_files (
+            key TEXT PRIMARY KEY,
+            file_id TEXT NOT NULL,
+            created_at {real} NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -17,7 +17,9 @@ def isolated(name: str) -> str:
 def buttons(message: StoredMessage) -> dict[str, str]:
     markup = message.reply_markup or {"inline_keyboard": []}
     return {
-        button["text"]: button.get("callback_data", button.get("url", ""))
+        button["text"]: button.get(
+            "callback_data", button.get("url", button.get("switch_inline_query", ""))
+        )
         for row in markup["inline_keyboard"]
         for button in row
     }

@@ -208,8 +208,9 @@
   }
 
   function renderText(message, fromBot) {
-    const text = message.text || "";
-    const entities = (message.entities || [])
+    // A photo or animation carries its text as a caption, with caption entities.
+    const text = message.text || message.caption || "";
+    const entities = (message.entities || message.caption_entities || [])
       .filter((e) => e.length > 0)
       .slice()
       .sort((a, b) => a.offset - b.offset || b.length - a.length);
@@ -237,6 +238,10 @@
           node.classList.add("kb-url");
           node.title = button.url;
           node.addEventListener("click", () => openUrl(button.url));
+        } else if (button.switch_inline_query !== undefined) {
+          node.classList.add("kb-url");
+          node.title = "Pick a chat to share in";
+          node.addEventListener("click", () => pickChat(button.switch_inline_query));
         } else {
           node.disabled = true;
           node.title = "This kind of button does nothing in the playground";
@@ -266,6 +271,12 @@
       reply.append(el("div", "reply-text", (quoted.text || "").split("\n")[0]));
       bubble.append(reply);
     }
+    if (message.via_bot) bubble.append(el("div", "via", `via @${message.via_bot.username}`));
+    const media = renderMedia(message);
+    if (media) {
+      bubble.classList.add("has-media");
+      bubble.append(media);
+    }
     bubble.append(renderText(message, fromBot));
     const meta = el("span", "meta", (message.edit_date ? "edited " : "") + timeOf(message.date));
     bubble.append(meta);
@@ -276,6 +287,134 @@
       wrap.append(keyboard);
     }
     return wrap;
+  }
+
+  // Photos show their largest size; animations play muted and loop, as in Telegram.
+  function renderMedia(message) {
+    if (message.photo && message.photo.length) {
+      const img = el("img", "media");
+      img.src = `/api/files/${encodeURIComponent(message.photo[message.photo.length - 1].file_id)}`;
+      img.alt = "Photo";
+      return img;
+    }
+    if (message.animation) {
+      const video = el("video", "media");
+      video.src = `/api/files/${encodeURIComponent(message.animation.file_id)}`;
+      Object.assign(video, { autoplay: true, loop: true, muted: true, playsInline: true });
+      return video;
+    }
+    return null;
+  }
+
+  // ----- inline mode: "@bot query" in any chat ------------------------------------------
+
+  const inline = { timer: null, serial: 0 };
+
+  function inlineQueryOf(value) {
+    const prefix = `@${state.bot.username}`;
+    if (value.slice(0, prefix.length).toLowerCase() !== prefix.toLowerCase()) return null;
+    const rest = value.slice(prefix.length);
+    if (rest && !rest.startsWith(" ")) return null;
+    return rest.trim();
+  }
+
+  function scheduleInline(value) {
+    clearTimeout(inline.timer);
+    const query = inlineQueryOf(value);
+    if (query === null) {
+      hideInline();
+      return;
+    }
+    inline.timer = setTimeout(() => runInline(query), 250);
+  }
+
+  async function runInline(query) {
+    const serial = ++inline.serial;
+    const chatId = state.chatId;
+    const panel = $("inline-results");
+    panel.replaceChildren(el("div", "inline-note", "Asking @" + state.bot.username + "…"));
+    panel.hidden = false;
+    let result;
+    try {
+      result = await call(`/api/chats/${chatId}/inline`, {
+        method: "POST",
+        body: { user_id: state.me, query },
+      });
+    } catch (error) {
+      panel.replaceChildren(el("div", "inline-note", error.message));
+      return;
+    }
+    if (serial !== inline.serial) return; // a later query replaced this one
+    const answer = result.answer;
+    panel.replaceChildren();
+    if (!answer) {
+      panel.append(el("div", "inline-note", "No answer from the bot."));
+      return;
+    }
+    if (answer.button) {
+      const start = el("button", "inline-button", answer.button.text);
+      start.type = "button";
+      start.addEventListener("click", () => {
+        hideInline();
+        openUrl(`https://t.me/${state.bot.username}?start=${answer.button.start_parameter || ""}`);
+      });
+      panel.append(start);
+    }
+    for (const item of answer.results) {
+      const option = el("button", "inline-result");
+      option.type = "button";
+      option.dataset.resultId = item.id;
+      const fileId = item.photo_file_id || item.mpeg4_file_id;
+      if (item.photo_file_id) {
+        const img = el("img", "inline-thumb");
+        img.src = `/api/files/${encodeURIComponent(fileId)}`;
+        img.alt = "";
+        option.append(img);
+      }
+      option.append(el("span", "inline-caption", item.title || (item.caption || "").split("\n")[0]));
+      option.addEventListener("click", () => chooseInline(result.query_id, item.id));
+      panel.append(option);
+    }
+    if (!answer.results.length && !answer.button) panel.append(el("div", "inline-note", "No results."));
+  }
+
+  async function chooseInline(queryId, resultId) {
+    hideInline();
+    $("text").value = "";
+    try {
+      await call(`/api/inline/${queryId}/choose`, {
+        method: "POST",
+        body: { user_id: state.me, result_id: resultId },
+      });
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  function hideInline() {
+    clearTimeout(inline.timer);
+    inline.serial += 1;
+    $("inline-results").hidden = true;
+  }
+
+  // A switch_inline_query button: pick a chat, then "@bot query" is typed there for you.
+  function pickChat(query) {
+    const list = $("chat-picker-list");
+    list.replaceChildren();
+    for (const chat of me().chats) {
+      const item = el("button", "picker-item", chat.title);
+      item.type = "button";
+      item.dataset.chatId = String(chat.id);
+      item.addEventListener("click", () => {
+        $("chat-picker").close();
+        openChat(chat.id);
+        const text = `@${state.bot.username} ${query}`;
+        $("text").value = text;
+        scheduleInline(text);
+      });
+      list.append(item);
+    }
+    $("chat-picker").showModal();
   }
 
   function nearBottom() {
@@ -586,6 +725,7 @@
       const value = event.target.value;
       if (/^\/\w*$/.test(value)) showMenu(value);
       else hideMenu();
+      scheduleInline(value);
     });
     $("text").addEventListener("keydown", (event) => {
       if (event.key === "Escape") hideMenu();
@@ -593,7 +733,7 @@
     $("composer").addEventListener("submit", (event) => {
       event.preventDefault();
       const text = $("text").value.trim();
-      if (!text) return;
+      if (!text || inlineQueryOf(text) !== null) return; // inline: pick a result instead
       $("text").value = "";
       hideMenu();
       send(text);

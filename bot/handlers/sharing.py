@@ -1,0 +1,297 @@
+"""Showing games off: /share, /replay, inline mode's cards and duels, and duel results.
+
+Pictures are drawn in the worker pool (one job per player at a time) and uploaded once:
+every later send of the same picture goes by Telegram's file id, kept in the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import (
+    InlineQueryResultCachedPhoto,
+    InlineQueryResultsButton,
+    Message,
+    Update,
+)
+from telegram.constants import ChatAction
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+import engine
+from bot.handlers.board_messages import send_board
+from bot.handlers.bookkeeping import display_name, sender_translator
+from bot.handlers.context import BotContext
+from bot.handlers.replies import reply
+from bot.models import Player, StoredGame
+from bot.presentation import images
+from bot.presentation import sharing as texts
+from bot.presentation.i18n import Translator, translator
+from bot.presentation.render import size_name
+from bot.services.games import parse_size
+from bot.services.sharing import DuelResult, DuelStatus, duel_payload
+from bot.services.workers import Busy
+
+log = logging.getLogger(__name__)
+Media = bytes | str  # a fresh upload, or the file id of an earlier one
+
+
+async def _send_picture(
+    context: BotContext,
+    chat_id: int,
+    key: str,
+    render: Callable[[], Awaitable[bytes]],
+    send: Callable[[Media], Awaitable[Message]],
+    file_id_of: Callable[[Message], str],
+) -> Message:
+    """Send by the file id of an earlier upload if there is one, else draw and upload."""
+    sharing = context.services.sharing
+    cached = await sharing.file_id(key)
+    if cached is not None:
+        try:
+            return await send(cached)
+        except BadRequest as error:  # a file id from another bot, say: upload anew
+            log.info("file id for %s refused (%s); uploading again", key, error.message)
+    message = await send(await render())
+    await sharing.remember_file(chat_id, key, file_id_of(message))
+    return message
+
+
+async def _figures(context: BotContext, stored: StoredGame) -> images.CardFigures:
+    storage = context.services.storage
+    best = await storage.best_score(stored.owner_id, stored.game.size)
+    name = (await storage.player(stored.owner_id)).name
+    return images.card_figures(stored.game, best, name)
+
+
+async def _card(
+    context: BotContext,
+    chat_id: int,
+    stored: StoredGame,
+    t: Translator,
+    caption: str | None,
+    **options: object,
+) -> Message:
+    figures = await _figures(context, stored)
+    workers = context.services.workers
+
+    async def render() -> bytes:
+        return await workers.run_alone(stored.owner_id, images.card_png, t, figures)
+
+    async def send(photo: Media) -> Message:
+        return await context.bot.send_photo(chat_id, photo, caption=caption, **options)  # type: ignore[arg-type]
+
+    return await _send_picture(
+        context, chat_id, images.card_key(t, figures), render, send, _photo_id
+    )
+
+
+def _photo_id(message: Message) -> str:
+    return message.photo[-1].file_id
+
+
+def _duel_link(context: BotContext, stored: StoredGame) -> str | None:
+    payload = duel_payload(stored)
+    return None if payload is None else texts.deep_link(context.bot.username, payload)
+
+
+async def share(update: Update, context: BotContext) -> None:
+    """A picture of the game here (running, else the latest), with ▶️ for a duel and 📤."""
+    aud = context.audience
+    t = aud.post
+    stored = await context.services.sharing.subject(aud.chat_id, aud.player.user_id)
+    if stored is None or stored.game.moves == 0:
+        await reply(update, t._("You have no game to show yet. /new starts one."))
+        return
+    link = _duel_link(context, stored)
+    inline_mode = context.bot.supports_inline_queries
+    owner = await context.services.players.player(stored.owner_id)
+    if link is None:  # a game from before actions were logged: a picture, but no duel
+        caption = texts.card_caption(t, owner, stored.game)
+    else:
+        caption = texts.duel_caption(t, owner, stored.game)
+    try:
+        await _card(
+            context,
+            aud.chat_id,
+            stored,
+            t,
+            caption,
+            reply_markup=texts.card_keyboard(t, link, inline_mode),
+        )
+    except Busy:
+        await reply(update, t._("Your last picture is still being made. One moment."))
+        return
+    if not inline_mode:
+        await reply(update, texts.inline_off(t))
+
+
+async def replay(update: Update, context: BotContext) -> None:
+    """`/replay`: this chat's running or latest game; `/replay best [size]`: the best one."""
+    aud = context.audience
+    t = aud.post
+    args = [word.lower() for word in context.args or []]
+    sharing = context.services.sharing
+    subject = await sharing.subject(aud.chat_id, aud.player.user_id)
+    if args and args[0] == "best" and len(args) <= 2:
+        default = subject.game.size if subject else engine.SIZES[0]
+        size = parse_size(args[1]) if len(args) == 2 else default
+        if size is None:
+            await reply(update, t._("Try /replay, or /replay best 4, 5 or 6."))
+            return
+        stored = (await sharing.best_games(aud.player.user_id)).get(size)
+        if stored is None:
+            await reply(update, t._("You have no {size} game yet.", size=size_name(t, size)))
+            return
+    elif args:
+        await reply(update, t._("Try /replay, or /replay best 4, 5 or 6."))
+        return
+    else:
+        stored = subject
+    if stored is None or stored.game.moves == 0:
+        await reply(update, t._("You have no game to show yet. /new starts one."))
+        return
+    if stored.actions is None:
+        await reply(update, t._("This game was played before replays were recorded."))
+        return
+    # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
+    context.application.create_task(_send_replay(context, aud.chat_id, stored, t), update=update)
+
+
+async def _send_replay(
+    context: BotContext, chat_id: int, stored: StoredGame, t: Translator
+) -> None:
+    assert stored.actions is not None
+    actions = stored.actions
+    figures = await _figures(context, stored)
+    workers = context.services.workers
+    caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
+
+    async def render() -> bytes:
+        await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
+        return await workers.run_alone(
+            stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
+        )
+
+    async def send(animation: Media) -> Message:
+        return await context.bot.send_animation(
+            chat_id, animation, caption=caption, filename="replay.mp4"
+        )
+
+    key = images.replay_key(t, stored.game.seed, actions, figures)
+    try:
+        await _send_picture(context, chat_id, key, render, send, _animation_id)
+    except Busy:
+        await context.bot.send_message(
+            chat_id, t._("Your last picture is still being made. One moment.")
+        )
+
+
+def _animation_id(message: Message) -> str:
+    assert message.animation is not None
+    return message.animation.file_id
+
+
+async def inline_query(update: Update, context: BotContext) -> None:
+    """`@bot` in any chat: a duel on the player's game, and their best card per size.
+
+    Inline results can only show pictures Telegram already has, so a card not sent before
+    is uploaded to the player's private chat, silently, and deleted there at once.
+    """
+    query = update.inline_query
+    assert query is not None
+    user = query.from_user
+    t = await sender_translator(context, user)
+    sharing = context.services.sharing
+    offers: list[tuple[str, StoredGame, str, str | None]] = []
+    latest = await sharing.latest_anywhere(user.id)
+    sender = Player(user.id, display_name(user))
+    if latest is not None and latest.game.moves > 0:
+        link = _duel_link(context, latest)
+        if link is not None:
+            # The id names the game and how far it got: a later query shows a later card.
+            result_id = f"duel-{latest.id}-{len(latest.actions or '')}"
+            offers.append((result_id, latest, texts.duel_caption(t, sender, latest.game), link))
+    for size, best in (await sharing.best_games(user.id)).items():
+        offers.append(
+            (f"best-{size}-{best.id}", best, texts.card_caption(t, sender, best.game), None)
+        )
+    results = []
+    unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
+    try:
+        for result_id, stored, caption, link in offers:
+            photo = await _uploaded_card(context, user.id, stored, t)
+            results.append(
+                InlineQueryResultCachedPhoto(
+                    result_id,
+                    photo,
+                    caption=caption,
+                    reply_markup=texts.card_keyboard(t, link, inline_mode=False),
+                )
+            )
+    except Forbidden:  # never started the bot, or blocked it
+        results, unreachable = [], True
+    except Busy:  # a replay is being drawn for them: the cards can wait for the next query
+        results = []
+    button = None
+    if unreachable:
+        button = InlineQueryResultsButton(t._("Play 2048 first"), start_parameter="inline")
+    await query.answer(results, cache_time=10, is_personal=True, button=button)
+
+
+async def _uploaded_card(
+    context: BotContext, user_id: int, stored: StoredGame, t: Translator
+) -> str:
+    figures = await _figures(context, stored)
+    key = images.card_key(t, figures)
+    cached = await context.services.sharing.file_id(key)
+    if cached is not None:
+        return cached
+    message = await _card(context, user_id, stored, t, None, disable_notification=True)
+    try:
+        await message.delete()
+    except TelegramError as error:
+        log.info("uploaded card %s not deleted: %s", message.message_id, error)
+    return _photo_id(message)
+
+
+async def join_duel(update: Update, context: BotContext, payload: str) -> None:
+    """`/start d…` from a ▶️ link: a new game from the shared game's seed."""
+    aud = context.audience
+    t = aud.post
+    services = context.services
+    result = await services.sharing.start_duel(payload, aud.player.user_id)
+    if result.status is DuelStatus.INVALID:
+        await reply(update, t._("This link doesn't work. Ask for a new one."))
+        return
+    if result.status is DuelStatus.OWN:
+        await reply(update, t._("That's your own game: send the link to a friend."))
+        return
+    assert result.rival is not None and result.target is not None and result.entry is not None
+    rival = await services.players.player(result.rival.owner_id)
+    await reply(update, texts.duel_started(t, rival, result.target))
+    await send_board(context.bot, services, result.entry, t, aud.player.view)
+
+
+async def duel_over(context: BotContext, entry: StoredGame) -> None:
+    """When a duel's game is over, both players get the comparison, each in their language."""
+    result = await context.services.sharing.finish_duel(entry)
+    if result is not None:
+        await _tell(context, result, result.entry.owner_id, result.rival.owner_id, friend=True)
+        await _tell(context, result, result.rival.owner_id, result.entry.owner_id, friend=False)
+
+
+async def _tell(
+    context: BotContext, result: DuelResult, reader: int, other: int, *, friend: bool
+) -> None:
+    players = context.services.players
+    me, them = await players.player(reader), await players.player(other)
+    t = translator(me.language or "")
+    mine, theirs = result.entry.game.score, result.target.score
+    if not friend:
+        mine, theirs = theirs, mine
+    text = texts.duel_result(t, me, mine, them, theirs, result.entry.game.size)
+    try:
+        await context.bot.send_message(reader, text)
+    except TelegramError as error:
+        log.warning("duel result not sent to %s: %s", reader, error)

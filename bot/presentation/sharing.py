@@ -1,0 +1,96 @@
+"""The texts and buttons of shared cards, replays and duels, in the reader's language."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+import engine
+from bot.models import Player
+from bot.presentation.i18n import Translator
+from bot.presentation.names import player_name
+from bot.presentation.render import share_button, size_name
+
+
+def deep_link(bot_username: str, payload: str) -> str:
+    """A link that opens the bot's private chat and sends `/start <payload>` there."""
+    return f"https://t.me/{bot_username}?start={payload}"
+
+
+def card_keyboard(
+    t: Translator, duel_link: str | None, inline_mode: bool
+) -> InlineKeyboardMarkup | None:
+    row = []
+    if duel_link is not None:
+        row.append(InlineKeyboardButton("▶️ " + t._("Play it"), url=duel_link))
+    if inline_mode:
+        row.append(share_button(t))
+    return InlineKeyboardMarkup([row]) if row else None
+
+
+def card_caption(t: Translator, owner: Player, game: engine.Game) -> str:
+    return t._(
+        "{name}: {score} points on {size}, highest tile {tile}.",
+        name=player_name(t, owner.name, owner.user_id),
+        score=t.number(game.score),
+        size=size_name(t, game.size),
+        tile=game.highest,
+    )
+
+
+def duel_caption(t: Translator, owner: Player, game: engine.Game) -> str:
+    return t._(
+        "Can you beat {name}? {score} points on {size}. ▶️ plays the same game: "
+        "the same tiles come for the same moves.",
+        name=player_name(t, owner.name, owner.user_id),
+        score=t.number(game.score),
+        size=size_name(t, game.size),
+    )
+
+
+def replay_caption(t: Translator, owner: Player, game: engine.Game) -> str:
+    return t._(
+        "Replay of {name}'s game: {score} points on {size} in {moves}.",
+        name=player_name(t, owner.name, owner.user_id),
+        score=t.number(game.score),
+        size=size_name(t, game.size),
+        moves=t.ngettext("{n} move", "{n} moves", game.moves),
+    )
+
+
+def inline_off(t: Translator) -> str:
+    return t._(
+        "To send your card to any chat with 📤, this bot's inline mode must be on. Whoever "
+        "runs the bot can switch it on at @BotFather with /setinline. Until then, forward "
+        "the card."
+    )
+
+
+def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
+    return t._(
+        "Beat {name}: {score} points on {size}. You get the same tiles for the same moves. "
+        "When your game is over, you both get the result.",
+        name=player_name(t, rival.name, rival.user_id),
+        score=t.number(target.score),
+        size=size_name(t, target.size),
+    )
+
+
+def duel_result(
+    t: Translator, you: Player, your_score: int, rival: Player, rival_score: int, size: int
+) -> str:
+    """The comparison, for either player; `you` is the reader."""
+    values = {
+        "you": player_name(t, you.name, you.user_id),
+        "rival": player_name(t, rival.name, rival.user_id),
+        "your_score": t.number(your_score),
+        "rival_score": t.number(rival_score),
+        "size": size_name(t, size),
+    }
+    if your_score > rival_score:
+        verdict = t._("🏆 You win!")
+    elif your_score < rival_score:
+        verdict = t._("{rival} wins this one.", rival=values["rival"])
+    else:
+        verdict = t._("A draw!")
+    figures = t._("Same game on {size}: {you} {your_score}, {rival} {rival_score}.", **values)
+    return figures + " " + verdict

@@ -1,0 +1,130 @@
+"""Showing games off: what to share, the file ids of pictures already sent, and duels.
+
+A duel ("beat my game") gives a friend a new game from the shared game's seed, so the same
+tiles come for the same moves, and compares the two when the friend's game is over. The
+shared game is judged as it stood when it was shared: its first `actions` actions, replayed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+import engine
+from bot.models import StoredGame
+from bot.services.games import GameService
+from bot.services.locks import ChatLocks
+from bot.storage import Storage
+
+_PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")
+
+
+def _token(game_id: int, seed: int, actions: int) -> str:
+    """Eight letters only someone who saw the link can know: the seed is never shown."""
+    digest = hashlib.blake2b(f"duel:{game_id}:{seed}:{actions}".encode(), digest_size=5).digest()
+    return base64.b32encode(digest).decode().lower()
+
+
+def duel_payload(stored: StoredGame) -> str | None:
+    """The `/start` payload of a duel on the game as it stands; None without an action log."""
+    if stored.actions is None:
+        return None
+    actions = len(stored.actions)
+    return f"d{stored.id}_{actions}_{_token(stored.id, stored.game.seed, actions)}"
+
+
+def rival_state(rival: StoredGame, actions: int) -> engine.Game:
+    """The shared game as it stood after its first `actions` actions (its clock aside)."""
+    assert rival.actions is not None
+    return engine.replay(rival.game.size, rival.game.seed, rival.actions[:actions])
+
+
+class DuelStatus(StrEnum):
+    STARTED = "started"
+    OWN = "own"  # the player tapped the link to their own game
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class DuelStart:
+    status: DuelStatus
+    rival: StoredGame | None = None
+    target: engine.Game | None = None  # what the friend has to beat
+    entry: StoredGame | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DuelResult:
+    rival: StoredGame
+    target: engine.Game
+    entry: StoredGame
+
+
+class SharingService:
+    def __init__(
+        self,
+        storage: Storage,
+        locks: ChatLocks,
+        games: GameService,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.storage = storage
+        self._locks = locks
+        self._games = games
+        self._clock = clock
+
+    async def subject(self, chat_id: int, user_id: int) -> StoredGame | None:
+        """The game to share or replay here: the running one, else the latest one."""
+        current = await self.storage.active_game(chat_id, user_id)
+        return current or await self.storage.latest_game(chat_id, user_id)
+
+    async def latest_anywhere(self, user_id: int) -> StoredGame | None:
+        """For inline mode, which has no chat of the bot's: the private chat's game."""
+        return await self.subject(user_id, user_id)
+
+    async def best_games(self, user_id: int) -> dict[int, StoredGame]:
+        return await self.storage.best_games(user_id)
+
+    async def file_id(self, key: str) -> str | None:
+        return await self.storage.shared_file(key)
+
+    async def remember_file(self, chat_id: int, key: str, file_id: str) -> None:
+        async with self._locks.writing(chat_id) as storage:
+            await storage.remember_file(key, file_id, self._clock())
+
+    async def start_duel(self, text: str, user_id: int) -> DuelStart:
+        match = _PAYLOAD.fullmatch(text)
+        if match is None:
+            return DuelStart(DuelStatus.INVALID)
+        game_id, actions, token = int(match[1]), int(match[2]), match[3]
+        rival = await self.storage.game(game_id)
+        if (
+            rival is None
+            or rival.actions is None
+            or actions > len(rival.actions)
+            or not secrets.compare_digest(token, _token(rival.id, rival.game.seed, actions))
+        ):
+            return DuelStart(DuelStatus.INVALID)
+        target = rival_state(rival, actions)
+        if rival.owner_id == user_id:
+            return DuelStart(DuelStatus.OWN, rival, target)
+        entry = await self._games.start_duel(user_id, rival, actions)
+        return DuelStart(DuelStatus.STARTED, rival, target, entry)
+
+    async def finish_duel(self, entry: StoredGame) -> DuelResult | None:
+        """The comparison, once, when a duel's game is over; None otherwise or if sent."""
+        if entry.duel_of is None or entry.duel_actions is None or not entry.game.over:
+            return None
+        async with self._locks.writing(entry.chat_id) as storage:
+            if not await storage.report_duel(entry.id):
+                return None
+        rival = await self.storage.game(entry.duel_of)
+        if rival is None or rival.actions is None:
+            return None
+        return DuelResult(rival, rival_state(rival, entry.duel_actions), entry)

@@ -1,0 +1,128 @@
+"""The shared card and the replay, checked as pictures: decoded, measured and sampled.
+
+The expected colours are the original 2048's, written out here rather than read from the
+renderer, so a wrong palette fails. Replays are decoded with PyAV, as a player would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import ImageChops
+
+import engine
+from bot.presentation import images
+from bot.presentation.i18n import translator
+from tests.support.pictures import (
+    check_tiles,
+    decode_png,
+    decode_video,
+    psnr,
+    rgb,
+)
+
+LONG_GAME = json.loads((Path(__file__).parent / "data" / "long_game.json").read_text())
+
+
+def figures_for(rows: list[list[int]], **changes) -> images.CardFigures:
+    board = tuple(value for row in rows for value in row)
+    values = {
+        "size": len(rows),
+        "board": board,
+        "score": 12_345,
+        "best": 67_890,
+        "moves": 321,
+        "name": "Anna",
+        "play_seconds": 754.0,
+    }
+    return images.CardFigures(**(values | changes))
+
+
+SIX_BY_SIX = [[2 ** (r * 6 + c) if r * 6 + c else 0 for c in range(6)] for r in range(6)]
+BOARDS = {
+    4: [[2, 4, 8, 16], [32, 64, 128, 256], [512, 1024, 2048, 4096], [0, 0, 8192, 65536]],
+    5: [[0, 2, 4, 8, 16], [32, 64, 128, 256, 512], [1024, 2048, 0, 0, 0], [2] * 5, [4] * 5],
+    6: SIX_BY_SIX,  # every tile from 2 to 2**35
+}
+
+
+@pytest.mark.parametrize("size", sorted(BOARDS))
+@pytest.mark.parametrize("language", ["en", "nl", "de"])
+def test_the_card_is_a_png_of_the_board_in_the_original_colours(size, language):
+    figures = figures_for(BOARDS[size])
+    data = images.card_png(translator(language), figures)
+    assert len(data) <= 150_000
+    image = decode_png(data)
+    assert image.size == (images.WIDTH, images.HEIGHT)
+    check_tiles(image, figures)
+
+
+def test_numbers_are_drawn_on_the_tiles_in_dark_or_light_text():
+    figures = figures_for(BOARDS[4])
+    image = decode_png(images.card_png(translator("en"), figures))
+    for index, value in enumerate(figures.board):
+        if not value:
+            continue
+        box = images.cell_box(4, index)
+        colours = {colour for _, colour in image.crop(box).getcolors(200 * 200)}
+        text = rgb("#776e65") if value <= 4 else rgb("#f9f6f2")
+        assert text in colours, f"no number on the {value} tile"
+
+
+def test_the_card_speaks_the_players_language_and_shows_their_figures():
+    figures = figures_for(BOARDS[4])
+    english = decode_png(images.card_png(translator("en"), figures))
+    german = decode_png(images.card_png(translator("de"), figures))
+    # Same board, different words: the header and the footer differ, the board does not.
+    board = (images.MARGIN, images.HEADER, images.WIDTH - images.MARGIN, images.HEADER + 600)
+    assert ImageChops.difference(english.crop(board), german.crop(board)).getbbox() is None
+    assert ImageChops.difference(english, german).getbbox() is not None
+    other_score = decode_png(images.card_png(translator("en"), figures_for(BOARDS[4], score=9)))
+    assert ImageChops.difference(english, other_score).getbbox() is not None
+
+
+def test_a_long_name_and_huge_figures_still_fit():
+    figures = figures_for(
+        SIX_BY_SIX, name="Wolfgang Amadeus Mozart-Schikaneder " * 3, score=10**12, best=10**12
+    )
+    image = decode_png(images.card_png(translator("de"), figures))
+    assert image.size == (images.WIDTH, images.HEIGHT)
+    check_tiles(image, figures)
+
+
+def test_a_short_replay_shows_every_state_then_holds_the_card():
+    actions = "lurdlurdlurd"
+    final_game = engine.replay(4, 5, actions)
+    final = images.card_figures(final_game, 0, "Lena")
+    t = translator("en")
+    video = images.replay_mp4(t, 5, actions, final)
+    frames, fps = decode_video(video)
+    # 13 states (the opening and one per action), at the slowest rate, then 2 s of card.
+    assert fps == 5
+    assert len(frames) == 13 + 2 * 5
+    assert all(frame.size == (images.WIDTH, images.HEIGHT) for frame in frames)
+    for frame, game in zip(frames, engine.replay_steps(4, 5, actions), strict=False):
+        check_tiles(frame, images.card_figures(game, 0, "Lena"), tolerance=8)
+    card = decode_png(images.card_png(t, final))
+    assert psnr(frames[-1], card) > 38
+    check_tiles(frames[-1], final, tolerance=8)
+
+
+def test_a_1000_move_replay_is_a_20_second_time_lapse_ending_on_the_card():
+    actions = LONG_GAME["actions"]
+    final_game = engine.replay(4, LONG_GAME["seed"], actions)
+    final = images.card_figures(final_game, 50_000, "Anna")
+    t = translator("nl")
+    video = images.replay_mp4(t, LONG_GAME["seed"], actions, final)
+    assert len(video) <= 2_000_000
+    frames, fps = decode_video(video)
+    # 450 evenly sampled states at 25 fps, then the card for 2 s: 20 s in all.
+    assert (len(frames), fps) == (450 + 50, 25)
+    steps = list(engine.replay_steps(4, LONG_GAME["seed"], actions))
+    check_tiles(frames[0], images.card_figures(steps[0], 0, "Anna"), tolerance=8)
+    check_tiles(frames[449], final, tolerance=8)
+    card = decode_png(images.card_png(t, final))
+    assert psnr(frames[-1], card) > 38
+    check_tiles(frames[-1], final, tolerance=8)

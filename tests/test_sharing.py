@@ -1,0 +1,204 @@
+"""Showing games off, end to end: /share, the 📤 button, /replay, inline mode and duels.
+
+The pictures the bot uploads are read back from the emulator and decoded: a card must show
+the board the database holds, in the original colours; a replay must have one frame per
+state plus the held card.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import engine
+from bot.emulator import FakeBotApi, Upload
+from bot.presentation import images
+from tests.support.boards import button_data, buttons, isolated, moving_code
+from tests.support.databases import put_board, stored_game
+from tests.support.harness import RunningBot, User
+from tests.support.pictures import check_tiles, decode_png, decode_video
+
+pytestmark = pytest.mark.usefixtures("no_errors_logged")
+GROUP = -5001
+
+
+@pytest.fixture
+async def inline_api():
+    async with FakeBotApi(inline_mode=True) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def inline_bot(inline_api, database):
+    running = RunningBot(inline_api, database)
+    await running.start()
+    yield running
+    await running.stop()
+
+
+async def play_moves(user: User, count: int) -> None:
+    """Tap `count` moves that move, on the player's board, waiting for each redraw."""
+    board = await user.open_board()
+    for _ in range(count):
+        game = await stored_game(user.api_database, user.id, user.id)
+        await user.tap(board, {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[moving_code(game)])
+
+
+def play(bot: RunningBot, user: User) -> User:
+    user.api_database = bot.database  # type: ignore[attr-defined]
+    return user
+
+
+async def test_share_sends_a_card_of_the_game_then_resends_it_by_file_id(api, bot):
+    anna = play(bot, User(api, 101, "Anna"))
+    await play_moves(anna, 3)
+    game = await stored_game(bot.database, 101, 101)
+
+    api.send_text(101, 101, "/share")
+    sent = await api.wait_request("sendPhoto", chat_id=101)
+    assert isinstance(sent.params["photo"], Upload)
+    card = decode_png(sent.params["photo"].data)
+    assert card.size == (images.WIDTH, images.HEIGHT)
+    check_tiles(card, images.card_figures(game, 0, "Anna"))
+    caption = sent.result["caption"]
+    assert "Anna" in caption and "Classic 4×4" in caption
+    link = button_data(api.stored_message(101, sent.result["message_id"]), "▶️")
+    assert re.fullmatch(r"https://t\.me/play2048_bot\?start=d\d+_3_[a-z2-7]{8}", link)
+    # Inline mode is off for this bot: no 📤, and a word on how to switch it on.
+    assert not any(
+        label.startswith("📤")
+        for label in buttons(api.stored_message(101, sent.result["message_id"]))
+    )
+    explained = await api.wait_request("sendMessage", chat_id=101)
+    assert "/setinline" in explained.params["text"]
+
+    api.send_text(101, 101, "/share")
+    again = await api.wait_request("sendPhoto", chat_id=101)
+    assert again.params["photo"] == sent.result["photo"][-1]["file_id"]
+    await bot.restart()
+    api.send_text(101, 101, "/share")
+    after_restart = await api.wait_request("sendPhoto", chat_id=101)
+    assert after_restart.params["photo"] == sent.result["photo"][-1]["file_id"]
+
+
+async def test_a_shared_card_names_its_player_inside_isolates(api, bot):
+    mallory = play(bot, User(api, 101, "\u202eyrollam"))  # a right-to-left override first
+    await play_moves(mallory, 1)
+    api.send_text(101, 101, "/share")
+    caption = (await api.wait_request("sendPhoto", chat_id=101)).result["caption"]
+    assert isolated("yrollam") in caption and "\u202e" not in caption
+
+
+async def test_share_without_a_game_says_how_to_start_one(api, bot):
+    anna = User(api, 101, "Anna", "nl")
+    (text,) = await anna.send("/share")
+    assert "/new" in text
+    assert not api.find_requests("sendPhoto")
+
+
+async def test_won_and_finished_boards_get_a_share_button_when_inline_mode_is_on(
+    inline_api, inline_bot
+):
+    anna = play(inline_bot, User(inline_api, 101, "Anna"))
+    board = await anna.open_board()
+    assert not any(label.startswith("📤") for label in buttons(board))
+    await put_board(inline_bot.database, 101, 101, [[1024, 1024, 0, 0]] + [[0] * 4] * 3)
+    _, won = await anna.tap(board, "⬅️")
+    assert buttons(won)["📤 Share"] == ""  # switch_inline_query: pick any chat
+    query_id = inline_api.switch_inline(101, 101, won.message_id, 101)
+    answer = await inline_api.wait_inline_answer(query_id)
+    assert answer["results"] and answer["is_personal"]
+
+
+async def test_replay_sends_the_whole_game_as_an_animation_once(api, bot):
+    anna = play(bot, User(api, 101, "Anna"))
+    await play_moves(anna, 6)
+    game = await stored_game(bot.database, 101, 101)
+    api.send_text(101, 101, "/replay")
+    sent = await api.wait_request("sendAnimation", chat_id=101, timeout=30)
+    video = sent.params["animation"]
+    assert isinstance(video, Upload)
+    frames, fps = decode_video(video.data)
+    plan = images.replay_plan(6)
+    assert len(frames) == 7 + plan.hold_frames and fps == plan.fps
+    check_tiles(frames[-1], images.card_figures(game, 0, "Anna"), tolerance=8)
+    assert sent.result["animation"]["width"] == images.WIDTH
+
+    api.send_text(101, 101, "/replay")
+    again = await api.wait_request("sendAnimation", chat_id=101, timeout=30)
+    assert again.params["animation"] == sent.result["animation"]["file_id"]
+
+
+async def test_replay_best_and_games_without_a_log(api, bot):
+    anna = play(bot, User(api, 101, "Anna"))
+    await play_moves(anna, 2)
+    (text,) = await anna.send("/replay best 5")
+    assert "5×5" in text
+    (text,) = await anna.send("/replay sideways")
+    assert "/replay best" in text
+    api.send_text(101, 101, "/replay best")
+    await api.wait_request("sendAnimation", chat_id=101, timeout=30)
+    await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    (text,) = await anna.send("/replay")
+    assert "before replays were recorded" in text
+
+
+async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_result(
+    inline_api, inline_bot
+):
+    api = inline_api
+    anna = play(inline_bot, User(api, 101, "Anna"))
+    ben = play(inline_bot, User(api, 202, "Ben", "de"))
+    api.add_group(GROUP, "Friends", admins={101}, members={202})
+    await play_moves(anna, 4)
+    annas = await stored_game(inline_bot.database, 101, 101)
+
+    query_id = api.inline_query(101, GROUP, "")
+    answer = await api.wait_inline_answer(query_id)
+    duel = next(r for r in answer["results"] if r["id"].startswith("duel-"))
+    assert any(r["id"].startswith("best-4-") for r in answer["results"])
+    # The card was uploaded through Anna's private chat and deleted there at once.
+    assert not [m for m in api.messages(101) if "photo" in m]
+    card = decode_png(api.file_bytes(duel["photo_file_id"]))
+    check_tiles(card, images.card_figures(annas, 0, "Anna"))
+
+    posted = api.choose_inline_result(query_id, duel["id"])
+    assert posted["chat"]["id"] == GROUP and posted["via_bot"]["username"] == "play2048_bot"
+    link = posted["reply_markup"]["inline_keyboard"][0][0]["url"]
+    payload = link.split("start=")[1]
+
+    api.send_text(202, 202, f"/start {payload}")
+    intro = await api.wait_request("sendMessage", chat_id=202)
+    assert "Anna" in intro.params["text"]
+    await api.wait_request("sendMessage", chat_id=202)
+    bens = await stored_game(inline_bot.database, 202, 202)
+    assert bens.seed == annas.seed and bens.board == engine.new_game(4, annas.seed, 0).board
+
+    (own,) = await anna.send(f"/start {payload}")
+    assert "your own game" in own
+    (broken,) = await anna.send(f"/start {payload[:-1]}x")
+    assert "doesn't work" in broken
+
+    # After ⬅️ the one empty cell is boxed in by 16 and 32: over whether a 2 or a 4 comes.
+    lost = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 32], [4, 2, 8, 8]]
+    await put_board(inline_bot.database, 202, 202, lost, score=16)
+    board = ben.board()
+    before = api.mark()
+    await ben.tap(board, "⬅️")
+    result = {"after": before, "timeout": 10}
+    to_ben = await api.wait_request(
+        "sendMessage", chat_id=202, text=lambda t: "Anna" in t, **result
+    )
+    to_anna = await api.wait_request(
+        "sendMessage", chat_id=101, text=lambda t: "Ben" in t, **result
+    )
+    assert "32" in to_ben.params["text"] and str(annas.score) in to_anna.params["text"]
+
+
+async def test_inline_results_for_someone_who_never_started_the_bot(inline_api, inline_bot):
+    inline_api.add_user(303, "Cleo")
+    query_id = inline_api.inline_query(303, 303, "")
+    answer = await inline_api.wait_inline_answer(query_id)
+    assert answer["results"] == []
+    assert answer["button"]["start_parameter"] == "inline"
