@@ -13,20 +13,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from telegram import Update
+from telegram.error import InvalidToken, NetworkError
 
 from bot.app import build_application
 from bot.config import Config, ConfigError, load_config, load_log_level
+from bot.logs import configure_logging
+from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable
 
 PLAYGROUND_DATABASE = "playground.sqlite3"
-WEBHOOK_MAX_CONNECTIONS = 100
 
 
 def _parser(prog: str | None) -> argparse.ArgumentParser:
@@ -53,12 +54,6 @@ def _parser(prog: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def _configure_logging(level: str) -> None:
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # httpx logs every request at INFO; that is noise for an operator.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-
-
 def _playground(port: int, env: Mapping[str, str]) -> int:
     from bot.playground import PlaygroundError, run_playground
 
@@ -68,7 +63,7 @@ def _playground(port: int, env: Mapping[str, str]) -> int:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
     database = Path(env.get("BOT_DATABASE", "").strip() or PLAYGROUND_DATABASE)
-    _configure_logging(log_level)
+    configure_logging(log_level)
     try:
         asyncio.run(run_playground(port, database))
     except PlaygroundError as error:
@@ -101,13 +96,32 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     except ConfigError as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
-    _configure_logging(config.log_level)
+    configure_logging(config.log_level, config.secrets)
     try:
+        if not asyncio.run(reach_telegram(config)):
+            return 0  # stopped while waiting for the network
         _run(config)
+    except (TokenRejected, InvalidToken) as error:
+        print(
+            f"bot2048: Telegram refused TELEGRAM_BOT_TOKEN ({_reason(error)}): it was revoked or "
+            "is mistyped (or TELEGRAM_BASE_URL is wrong); @BotFather shows the current token.",
+            file=sys.stderr,
+        )
+        return 2
     except StorageUnavailable as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 1
+    except NetworkError as error:  # Telegram went away again during the start itself
+        print(f"bot2048: lost Telegram while starting ({error}); start again", file=sys.stderr)
+        return 1
     return 0
+
+
+def _reason(error: Exception) -> str:
+    """Telegram's words for a refused token, never the token that PTB's message quotes."""
+    if isinstance(error, InvalidToken):
+        return str(error.__cause__ or "rejected")
+    return str(error)
 
 
 def _run(config: Config) -> None:
@@ -124,8 +138,9 @@ def _run(config: Config) -> None:
         secret_token=webhook.secret,
         allowed_updates=Update.ALL_TYPES,
         drop_pending_updates=False,
-        # Telegram's most: updates of different chats in parallel (each chat's stay in order).
-        max_connections=WEBHOOK_MAX_CONNECTIONS,
+        # Updates of different chats in parallel (each chat's stay in order); the database
+        # pool has a connection for each (Config.database_pool_size).
+        max_connections=webhook.max_connections,
         # Every process registers the same URL at start-up; a brief refusal is no reason to die.
         bootstrap_retries=3,
     )

@@ -6,7 +6,7 @@ import logging
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
 from bot import handlers
 from bot.config import Config
@@ -28,6 +28,7 @@ from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
+from bot.storage.lock import DatabaseLock
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -47,6 +48,22 @@ GROUP_MESSAGE_BURST = 20.0
 FORGET_DELIVERIES_EVERY = 3600.0
 # At shutdown, queued messages and edits get this many seconds to go out.
 SHUTDOWN_DRAIN = 5.0
+
+
+class BotApplication(Application):
+    """python-telegram-bot's Application without its memory of every user and chat.
+
+    After each update the Application notes the update's chat and user ids for its persistence
+    to save, and empties those sets only when it saves. This bot has no persistence (the
+    database is its memory), so the sets were never emptied: a few hundred bytes per distinct
+    user and chat, kept for the life of the process.
+    """
+
+    def _mark_for_persistence_update(
+        self, *, update: object | None = None, job: Job | None = None
+    ) -> None:
+        if self.persistence is not None:
+            super()._mark_for_persistence_update(update=update, job=job)
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -90,8 +107,11 @@ async def _forget_old_deliveries(context: BotContext) -> None:
 
 def build_application(config: Config) -> Application:
     pacer = Pacer(config.pace)
+    # A SQLite file is locked for this process alone from before it is opened until closed.
+    lock = None if config.database_url else DatabaseLock(config.database)
     builder = (
         ApplicationBuilder()
+        .application_class(BotApplication)
         .token(config.token)
         .defaults(
             Defaults(
@@ -115,12 +135,21 @@ def build_application(config: Config) -> Application:
         queue = AcknowledgingQueue()
         builder = builder.update_queue(queue).concurrent_updates(AcknowledgingProcessor(queue))
     if config.base_url:
-        builder = builder.base_url(config.base_url.rstrip("/")).base_file_url(
-            config.base_url.rstrip("/").removesuffix("/bot") + "/file/bot"
-        )
+        builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
     async def post_init(application: Application) -> None:
-        storage = await open_storage(config.database_url or config.database)
+        if lock is not None:
+            lock.acquire()
+        try:
+            storage = await open_storage(
+                config.database_url or config.database,
+                pool_size=config.database_pool_size,
+                wait=config.database_wait,
+            )
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         services = application.bot_data.services = _services(config, storage, pacer)
         if config.hint_workers_at_start:
             services.workers.start_workers()
@@ -150,6 +179,8 @@ def build_application(config: Config) -> Application:
         if services is not None:
             services.workers.close()
             await services.storage.close()
+        if lock is not None:
+            lock.release()
 
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()

@@ -15,6 +15,18 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
 SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
 DEFAULT_WEBHOOK_PORT = 8443
+# Telegram's own default for setWebhook's max_connections: updates it sends at once.
+DEFAULT_WEBHOOK_CONNECTIONS = 40
+# PostgreSQL connections per process when polling (updates are short; they queue for one).
+POLLING_POOL_SIZE = 10
+# Connections beyond one per concurrent update: redraws and challenge jobs run beside them.
+POOL_SPARE = 5
+# Where Telegram's Bot API is unless TELEGRAM_BASE_URL says otherwise.
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+# At start, the longest pause between two attempts to reach Telegram (doubling from 1 s).
+DEFAULT_TELEGRAM_RETRY_MAX = 30.0
+# Secrets shorter than this are not masked in logs: masking "bot" would mangle every line.
+_MASKED_SECRET_MIN = 8
 
 
 class ConfigError(Exception):
@@ -29,6 +41,8 @@ class Webhook:
     secret: str  # sent back by Telegram in X-Telegram-Bot-Api-Secret-Token (WEBHOOK_SECRET)
     port: int = DEFAULT_WEBHOOK_PORT  # PORT
     listen: str = "0.0.0.0"  # LISTEN
+    # Updates Telegram sends at once (WEBHOOK_MAX_CONNECTIONS), each handled concurrently.
+    max_connections: int = DEFAULT_WEBHOOK_CONNECTIONS
 
     @property
     def path(self) -> str:
@@ -58,6 +72,39 @@ class Config:
     database_url: str | None = None
     # Receive updates by webhook instead of long polling.
     webhook: Webhook | None = None
+    # At start, the longest pause in seconds between two attempts to reach Telegram.
+    telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
+    # With PostgreSQL, seconds an update waits for a free connection before it gives up.
+    database_wait: float = 5.0
+
+    @property
+    def database_pool_size(self) -> int:
+        """PostgreSQL connections per process: one for every update Telegram may send at once."""
+        if self.webhook is None:
+            return POLLING_POOL_SIZE
+        return self.webhook.max_connections + POOL_SPARE
+
+    @property
+    def api_url(self) -> str:
+        """The Bot API endpoint, to which the token and the method name are appended."""
+        return (self.base_url or DEFAULT_BASE_URL).rstrip("/")
+
+    @property
+    def file_url(self) -> str:
+        return self.api_url.removesuffix("/bot") + "/file/bot"
+
+    @property
+    def secrets(self) -> list[str]:
+        """What no log line may show: the token's secret half, the webhook's secret and the
+        database password (the bot's numeric id, before the token's colon, may show)."""
+        found = [self.token.partition(":")[2]]
+        if self.webhook is not None:
+            found.append(self.webhook.secret)
+        if self.database_url:
+            found.append(
+                urllib.parse.unquote(urllib.parse.urlsplit(self.database_url).password or "")
+            )
+        return [s for s in found if len(s) >= _MASKED_SECRET_MIN]
 
 
 def load_log_level(env: Mapping[str, str]) -> str:
@@ -69,12 +116,35 @@ def load_log_level(env: Mapping[str, str]) -> str:
 
 def load_database_url(env: Mapping[str, str]) -> str | None:
     url = env.get("DATABASE_URL", "").strip() or None
-    if url is not None and not url.startswith(("postgresql://", "postgres://")):
+    if url is None:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
             "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db); "
             "unset it to use the SQLite file in BOT_DATABASE."
         )
+    hosts = urllib.parse.urlsplit(url).netloc.rpartition("@")[2]
+    for host in hosts.split(","):  # libpq's list of hosts to try: host1:5432,host2:5433
+        port = host.rpartition("]")[2] if host.startswith("[") else host
+        _, colon, number = port.rpartition(":")
+        if colon and not (number.isdigit() and 1 <= int(number) <= 65535):
+            raise ConfigError(
+                f"DATABASE_URL has a port that is not a number from 1 to 65535: {number!r}."
+            )
     return url
+
+
+def load_retry_max(env: Mapping[str, str]) -> float:
+    raw = env.get("TELEGRAM_RETRY_MAX_SECONDS", "").strip()
+    if not raw:
+        return DEFAULT_TELEGRAM_RETRY_MAX
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 1 <= seconds <= 3600:
+        raise ConfigError("TELEGRAM_RETRY_MAX_SECONDS must be a number of seconds from 1 to 3600.")
+    return seconds
 
 
 def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
@@ -102,7 +172,16 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
         raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
     listen = env.get("LISTEN", "").strip() or "0.0.0.0"
-    return Webhook(url=url, secret=secret, port=int(raw_port), listen=listen)
+    connections = env.get("WEBHOOK_MAX_CONNECTIONS", "").strip() or str(DEFAULT_WEBHOOK_CONNECTIONS)
+    if not connections.isdigit() or not 1 <= int(connections) <= 100:
+        raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
+    return Webhook(
+        url=url,
+        secret=secret,
+        port=int(raw_port),
+        listen=listen,
+        max_connections=int(connections),
+    )
 
 
 def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
@@ -126,4 +205,5 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         log_level=log_level,
         database_url=load_database_url(env),
         webhook=load_webhook(env, required=webhook),
+        telegram_retry_max=load_retry_max(env),
     )

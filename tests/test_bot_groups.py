@@ -10,9 +10,10 @@ import pytest
 
 from bot.emulator import StoredMessage
 from bot.presentation.render import tile_emoji
-from tests.support.boards import buttons, grid, moving_code
+from bot.storage import open_storage
+from tests.support.boards import buttons, grid, isolated, moving_code
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
-from tests.support.harness import User
+from tests.support.harness import User, eventually
 
 GROUP = -100200300
 
@@ -42,10 +43,13 @@ async def end_challenge_soon(database, seconds: float) -> float:
 async def test_boards_in_a_group_belong_to_whoever_started_them(api, bot, club):
     anna, bob = club
     anna_board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)
-    assert anna_board.chat_id == GROUP and "Anna's game" in anna_board.text
+    assert anna_board.chat_id == GROUP and f"{isolated('Anna')}'s game" in anna_board.text
     before = await stored_game(bot.database, GROUP, anna.id)
     answer, _ = await bob.tap(anna_board, "⬅️", edit=False)
-    assert answer["text"] == "Dit is het spel van Anna. Met /new start je je eigen spel."
+    assert (
+        answer["text"]
+        == f"Dit is het spel van {isolated('Anna')}. Met /new start je je eigen spel."
+    )
     assert await stored_game(bot.database, GROUP, anna.id) == before
 
     bob_board = await bob.open_board("/new 5", replies=1, chat_id=GROUP)
@@ -107,19 +111,47 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
     message = api.stored_message(GROUP, reply.result["message_id"])
     lines = message.text.split("\n")
-    assert lines[:3] == ["Best in 2048 Club", "", "Classic 4×4"]
-    assert lines[3].startswith("1. <b>&amp;</b>: 10,000")
+    assert lines[:3] == [f"Best in {isolated('2048 Club')}", "", "Classic 4×4"]
+    assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith("2. Player 0: 9,900 · highest tile 128")
-    assert lines[5].startswith("3. Player 1: 9,900 · highest tile 64")
-    assert lines[12].startswith("10. Player 8")
-    assert lines[13] == "…" and lines[14].startswith("12. Player 10: 8,900")
+    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · highest tile 128")
+    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · highest tile 64")
+    assert lines[12].startswith(f"10. {isolated('Player 8')}")
+    assert lines[13] == "…" and lines[14].startswith(f"12. {isolated('Player 10')}: 8,900")
     assert "Bob" not in message.text  # no score in this group
 
     api.add_user(players[10].id, "Renamed Ten")
     api.send_text(players[10].id, GROUP, "/best")
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
-    assert "12. Renamed Ten" in api.stored_message(GROUP, reply.result["message_id"]).text
+    assert (
+        f"12. {isolated('Renamed Ten')}"
+        in api.stored_message(GROUP, reply.result["message_id"]).text
+    )
+
+
+async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, bot):
+    mallory = User(api, 101, "\u202eyrollam")  # a right-to-left override before the name
+    ghost = User(api, 987654321, "\u3164\u200b")  # nothing visible at all
+    api.add_group(GROUP, "\u202ebulC", admins={mallory.id})
+    mallory_board = await mallory.open_board("/new 4", replies=1, chat_id=GROUP)
+    ghost_board = await ghost.open_board("/new 4", replies=1, chat_id=GROUP)
+    assert "· Player 4321's game" in ghost_board.text
+    for user, score in ((mallory, 2000), (ghost, 1000)):
+        await put_board(
+            bot.database, GROUP, user.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=score, moves=5
+        )
+    (best,) = await ghost.send("/best", chat_id=GROUP)
+    assert "\u202e" not in best
+    lines = best.split("\n")
+    assert lines[0] == f"Best in {isolated('bulC')}"
+    assert lines[3].startswith(f"1. {isolated('yrollam')}: 2,000")
+    assert lines[4].startswith("2. Player 4321: 1,000")
+    answer, _ = await ghost.tap(mallory_board, "⬅️", edit=False)
+    assert answer["text"] == f"This is {isolated('yrollam')}'s game. /new starts your own."
+    answer, _ = await mallory.tap(ghost_board, "⬅️", edit=False)
+    assert answer["text"] == "This is Player 4321's game. /new starts your own."
+    welcome, _ = await ghost.send("/start", replies=2)
+    assert welcome.startswith("Hi Player 4321!")
 
 
 async def _join(api, user: User, link: str, replies: int = 2):
@@ -140,10 +172,10 @@ async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
     welcome = api.find_requests("sendMessage", chat_id=bob.id)[0]
     assert (
         welcome.ok
-        and f"joined the challenge in {title}!"
+        and f"joined the challenge in {isolated(title)}!"
         in api.stored_message(bob.id, welcome.result["message_id"]).text
     )
-    assert title in board.text
+    assert isolated(title) in board.text
 
 
 async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
@@ -165,7 +197,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     assert re.search(
         r"Spelen kan tot \d+ \w+ om \d\d:\d\d UTC\.$", api.stored_message(daan.id, welcome).text
     )
-    assert "2048 Club" in bob_board.text
+    assert isolated("2048 Club") in bob_board.text
     assert grid(bob_board) == grid(daan_board)  # the same opening tiles for everyone
     playing = api.mark()
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️", "⬅️"):
@@ -203,7 +235,8 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     )
     assert final.time >= ends_at - 0.05
     # Identical play: the tie goes to whoever reached the score first, and Bob always tapped first.
-    assert "1. Bob" in final.params["text"] and "2. Daan" in final.params["text"]
+    assert f"1. {isolated('Bob')}" in final.params["text"]
+    assert f"2. {isolated('Daan')}" in final.params["text"]
     winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
     assert "wins the Classic 4×4 challenge" in winner.params["text"]
     assert "Play" not in str(api.stored_message(GROUP, card.message_id).reply_markup)
@@ -260,7 +293,11 @@ async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
         "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text, timeout=10
     )
     text = final.params["text"]
-    assert text.index("1. Bob") < text.index("2. Carl") < text.index("3. Anna")
+    first, second, third = (
+        text.index(f"{rank}. {isolated(name)}")
+        for rank, name in enumerate(["Bob", "Carl", "Anna"], 1)
+    )
+    assert first < second < third
 
 
 async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
@@ -303,6 +340,36 @@ async def test_challenge_arguments_are_checked(api, bot, club):
     assert "already has 3 challenges running" in reply
 
 
+async def test_a_duration_is_accepted_in_any_unit_up_to_seven_days(api, bot, club):
+    anna, _ = club
+    for args in ("/challenge 4 10080m", "/challenge 168h", "/challenge 5 7d"):
+        (card,) = await anna.send(args, chat_id=GROUP)
+        assert card.startswith("🏆 2048 challenge")
+    store = await open_storage(bot.database)
+    try:
+        ends = [challenge.ends_at for challenge in await store.open_challenges()]
+    finally:
+        await store.close()
+    assert len(ends) == 3 and all(abs(end - time.time() - 7 * 86400) < 60 for end in ends)
+    (reply,) = await anna.send("/challenge 10081m", chat_id=GROUP)
+    assert reply.startswith("Use /challenge")
+
+
+async def test_editing_a_challenge_command_creates_no_second_challenge(api, bot, club):
+    anna, _ = club
+    command = api.send_text(anna.id, GROUP, "/challenge")
+    await api.wait_request("sendMessage", chat_id=GROUP)
+    for text in ("/challenge 5", "/challenge 6 1h"):
+        api.edit_text(anna.id, GROUP, command["message_id"], text)
+        await eventually(lambda: not api.pending_updates)
+        await api.quiet(0.5)
+    store = await open_storage(bot.database)
+    try:
+        assert len(await store.open_challenges()) == 1
+    finally:
+        await store.close()
+
+
 async def test_forged_challenge_links_are_refused(api, bot, club):
     _, bob = club
     for payload in ("c1_aaaaaaaa", "c999_abcdefgh", "x" * 64, "c1"):
@@ -330,12 +397,13 @@ async def test_only_admins_change_the_group_language(api, bot, club):
         bot.database, GROUP, bob.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
     )
     (best,) = await bob.send("/best", chat_id=GROUP)
-    assert best.startswith("Die Besten in 2048 Club") and "1. Bob: 1.200" in best
+    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert f"1. {isolated('Bob')}: 1.200" in best
     api.send_text(anna.id, GROUP, "/challenge")
     card = await api.wait_request("sendMessage", chat_id=GROUP)
     assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
     welcome, _ = await bob.send("/start", replies=2)  # Bob's private chat keeps his language
-    assert welcome.startswith("Hoi Bob!")
+    assert welcome.startswith(f"Hoi {isolated('Bob')}!")
 
 
 async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, club):
@@ -451,11 +519,12 @@ async def test_an_upgraded_group_keeps_its_scores_language_and_challenge(api, bo
     # The old card stays behind in the old chat: the running challenge gets one here.
     card = await api.wait_request("sendMessage", chat_id=SUPER)
     assert card.params["text"].startswith("🏆 <b>2048-Herausforderung</b>")
-    assert "1. Bob" in card.params["text"] and "▶️ Spielen" in buttons(
+    assert f"1. {isolated('Bob')}" in card.params["text"] and "▶️ Spielen" in buttons(
         api.stored_message(SUPER, card.result["message_id"])
     )
     (best,) = await bob.send("/best", chat_id=SUPER)
-    assert best.startswith("Die Besten in 2048 Club") and "1. Anna: 1.200" in best
+    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert f"1. {isolated('Anna')}: 1.200" in best
     board = await anna.open_board("/new 5", replies=1, chat_id=SUPER)  # her old game ends
     assert "Punkte:" in board.text
 
@@ -487,9 +556,9 @@ async def test_a_challenge_ending_after_an_unnoticed_upgrade_ends_in_the_supergr
     )
     assert "Bob" in winner.params["text"]
     (final,) = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "Final" in t)
-    assert "1. Bob" in final.params["text"]
+    assert f"1. {isolated('Bob')}" in final.params["text"]
     (best,) = await anna.send("/best", chat_id=SUPER)
-    assert "Past challenges" in best and "Bob won with" in best
+    assert "Past challenges" in best and f"{isolated('Bob')} won with" in best
 
 
 async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, club):
@@ -497,7 +566,7 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     await _challenge_with_bob(api, anna, bob, GROUP)
     (best,) = await anna.send("/best", chat_id=GROUP)
     assert "Nobody has a score" not in best
-    assert "Running challenge · Classic 4×4" in best and "\n1. Bob: " in best
+    assert "Running challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
     assert "“Play” on the challenge message, further up in this chat" in best  # no links here
 
     await end_challenge_soon(bot.database, 0.5)
@@ -505,7 +574,9 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=10)
     (best,) = await bob.send("/best", chat_id=GROUP)
     assert "Running challenge" not in best
-    assert re.search(r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: Bob won met \d+", best)
+    assert re.search(
+        r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: \u2068Bob\u2069 won met \d+", best
+    )
 
     api.add_group(SUPER, "Big Club", admins={anna.id})
     card = (await _challenge_with_bob(api, anna, bob, SUPER)).message_id
@@ -538,7 +609,7 @@ async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bo
         api.send_text((anna, bob)[i % 2].id, GROUP, "/help")
     jan = User(api, 909, "Jan")
     (welcome, _) = await jan.send("/start", replies=2)  # a private chat goes on meanwhile
-    assert welcome.startswith("Hi Jan!")
+    assert welcome.startswith(f"Hi {isolated('Jan')}!")
     await asyncio.sleep(1.0)
     answered = api.find_requests("sendMessage", after=mark, chat_id=GROUP)
     assert 1 <= len(answered) <= 22  # a burst of twenty, plus what refilled meanwhile
@@ -561,7 +632,7 @@ async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api,
     api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
     api.send_text(bob.id, SUPER, "/best")
     best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Best in" in t)
-    assert "1. Anna" in best.params["text"]
+    assert f"1. {isolated('Anna')}" in best.params["text"]
 
 
 async def test_an_answer_due_in_a_group_just_upgraded_goes_to_the_supergroup(api, bot):

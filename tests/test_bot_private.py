@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from bot.presentation.render import tile_emoji
-from tests.support.boards import button_data, buttons, grid
+from tests.support.boards import button_data, buttons, grid, isolated
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import User, eventually
 
@@ -25,14 +25,14 @@ pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 @pytest.mark.parametrize(
     ("language", "hello", "score_word"),
-    [("en", "Hi Anna!", "Score"), ("nl", "Hoi Anna!", "Score"), ("de-CH", "Hallo Anna!", "Punkte")],
+    [("en", "Hi", "Score"), ("nl", "Hoi", "Score"), ("de-CH", "Hallo", "Punkte")],
 )
 async def test_start_greets_in_the_players_language_and_shows_a_board(
     api, bot, language, hello, score_word
 ):
     anna = User(api, 101, "Anna", language)
     welcome, board_text = await anna.send("/start", replies=2)
-    assert welcome.startswith(hello)
+    assert welcome.startswith(f"{hello} {isolated('Anna')}!")
     assert score_word in board_text
     board = anna.board()
     assert len(grid(board)) == 4
@@ -219,7 +219,7 @@ async def test_language_choice_overrides_telegrams_language(api, bot):
     assert message.text == "Vanaf nu praat ik Nederlands met je."
     assert api_message.message_id == message.message_id and "Nederlands" in answer["text"]
     welcome, _ = await hans.send("/start", replies=2)
-    assert welcome.startswith("Hoi Hans!")
+    assert welcome.startswith(f"Hoi {isolated('Hans')}!")
 
 
 async def test_a_double_tap_on_a_language_is_answered_twice_and_changes_it_once(api, bot):
@@ -303,7 +303,7 @@ async def test_forged_buttons_get_a_clear_answer_and_change_nothing(api, bot, da
     assert await stored_game(bot.database, 101, 101) == before
     assert api.stored_message(101, board.message_id).text == board.text
     welcome, _ = await anna.send("/start", replies=2)
-    assert welcome.startswith("Hi Anna")  # still her own language
+    assert welcome.startswith(f"Hi {isolated('Anna')}")  # still her own language
 
 
 async def test_another_players_game_id_cannot_be_played_from_my_chat(api, bot):
@@ -324,3 +324,16 @@ async def test_unknown_commands_and_chatter_get_a_pointer(api, bot):
     assert "/help" in reply and reply.startswith("Dat commando ken ik niet")
     (reply,) = await anna.send("x" * 4096)
     assert "/start" in reply
+
+
+async def test_editing_a_message_into_a_command_runs_nothing(api, bot):
+    anna = User(api, 101, "Anna")
+    (_, _) = await anna.send("/start", replies=2)
+    game = await stored_game(bot.database, 101, 101)
+    chatter = api.send_text(anna.id, anna.id, "hello")
+    await api.wait_request("sendMessage", chat_id=anna.id)
+    for text in ("/new 6", "/fly", "hello again"):
+        api.edit_text(anna.id, anna.id, chatter["message_id"], text)
+        await eventually(lambda: not api.pending_updates)
+        await api.quiet(0.5)
+    assert await stored_game(bot.database, 101, 101) == game

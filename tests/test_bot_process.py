@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from bot.__main__ import main
+from bot.emulator import FakeBotApi
+from bot.storage import open_storage
 from tests.support.boards import grid
 from tests.support.harness import User
 from tests.support.processes import ROOT, refused_setting, stop_cleanly
@@ -78,3 +83,203 @@ def test_help_names_the_command_the_way_it_was_typed(monkeypatch, capsys):
         main()
     assert stopped.value.code == 0
     assert capsys.readouterr().out.startswith("usage: bot2048 [-h]")
+
+
+async def _a_bot_database(path: Path) -> bytes:
+    """The bytes of a real bot database with a few hundred players in it, checkpointed."""
+    store = await open_storage(path)
+    try:
+        async with store.transaction():
+            for user_id in range(300):
+                await store.remember_name(user_id, f"Player number {user_id} " * 3)
+    finally:
+        await store.close()
+    return path.read_bytes()
+
+
+def _damaged(data: bytes) -> bytes:
+    """A valid header and first page, with pages further on overwritten by garbage."""
+    page = 4096
+    return data[: 3 * page] + b"\xff" * (4 * page) + data[7 * page :]
+
+
+@contextlib.contextmanager
+def _read_only(path: Path):
+    """Make `path` unwritable for the bot, even when the tests run as root (chattr +i)."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        yield
+        return
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr +i: no way to make a file read-only")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+async def _refused_database(api, database: Path) -> str:
+    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=_env(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(database),
+            LOG_LEVEL="WARNING",
+        ),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert code == 1, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
+    assert not api.find_requests("getUpdates", ok=False)  # no conflict with another poller
+    return stderr
+
+
+@pytest.mark.parametrize("kind", ["garbage", "text", "truncated", "damaged"])
+async def test_a_file_that_is_not_a_sound_database_is_one_line_and_exit_code_1(api, tmp_path, kind):
+    database = tmp_path / "bot.sqlite3"
+    if kind == "garbage":
+        database.write_bytes(bytes(range(256)) * 64)
+    elif kind == "text":
+        database.write_text("players:\nAnna 2048\nBob 1024\n" * 100)
+    else:
+        data = await _a_bot_database(tmp_path / "good.sqlite3")
+        database.write_bytes(data[: len(data) // 2] if kind == "truncated" else _damaged(data))
+    before = database.read_bytes()
+    stderr = await _refused_database(api, database)
+    assert f"bot2048: {database} is not a sound SQLite database (" in stderr
+    assert not api.find_requests("getUpdates")
+    assert database.read_bytes() == before  # refused, not "repaired"
+
+
+async def test_a_read_only_database_is_refused_at_start(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    await _a_bot_database(database)
+    with _read_only(database):
+        stderr = await _refused_database(api, database)
+    assert f"{database} cannot be written" in stderr
+
+
+async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    env = _env(
+        TELEGRAM_BOT_TOKEN=api.token,
+        TELEGRAM_BASE_URL=api.base_url,
+        BOT_DATABASE=str(database),
+        LOG_LEVEL="WARNING",
+    )
+    first = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        await api.wait_request("getUpdates", timeout=30)
+        stderr = await _refused_database(api, database)
+        assert f"another bot process is already using {database}" in stderr
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()  # the first process serves on, undisturbed
+        assert len(grid(board)) == 4
+    except BaseException:
+        first.kill()
+        raise
+    assert "Conflict" not in await stop_cleanly(first)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def _bot_process(env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=_env(**env), stderr=asyncio.subprocess.PIPE
+    )
+
+
+@pytest.mark.parametrize("log_level", ["INFO", "DEBUG"])
+async def test_a_refused_token_is_one_line_and_exit_code_2_and_never_logged(
+    api, tmp_path, log_level
+):
+    revoked = "123456:REVOKED-abcdefghijklmnopqrstuvwxyz0123456789"
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=revoked,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL=log_level,
+        )
+    )
+    stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
+    assert await process.wait() == 2, stderr
+    assert api.find_requests("getMe", ok=False)[0].error_code == 401
+    assert "REVOKED" not in stderr and "Traceback" not in stderr, stderr
+    assert "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized)" in stderr
+    if log_level == "INFO":
+        assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, tmp_path):
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=api.base_url,
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL="DEBUG",  # httpx logs each request's URL, python-telegram-bot its set-up
+        )
+    )
+    try:
+        await api.wait_request("setMyCommands", timeout=30)
+        anna = User(api, 101, "Anna")
+        await anna.tap(await anna.open_board(), "🆕", edit=False)
+    except BaseException:
+        process.kill()
+        raise
+    stderr = await stop_cleanly(process)
+    secret = api.token.partition(":")[2]
+    assert secret not in stderr
+    assert f"/bot{api.bot_id}:***/getUpdates" in stderr  # the URLs were logged, masked
+
+
+async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_path):
+    port = _free_port()  # nothing listens here until the "network" comes up
+    api = FakeBotApi()
+    process = await _bot_process(
+        dict(
+            TELEGRAM_BOT_TOKEN=api.token,
+            TELEGRAM_BASE_URL=f"http://127.0.0.1:{port}/bot",
+            BOT_DATABASE=str(tmp_path / "bot.sqlite3"),
+            LOG_LEVEL="WARNING",
+            TELEGRAM_RETRY_MAX_SECONDS="1",
+        )
+    )
+    try:
+        lines = [
+            (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
+            for _ in range(3)
+        ]
+        for line in lines:
+            assert f"Telegram is not reachable at http://127.0.0.1:{port}/bot" in line, lines
+        await api.start(port=port)
+        try:
+            await api.wait_request("setMyCommands", timeout=30)
+            anna = User(api, 101, "Anna")
+            assert len(grid(await anna.open_board())) == 4
+            stderr = await stop_cleanly(process)
+        finally:
+            await api.stop()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert "not reachable" not in stderr  # no more retries once Telegram answered

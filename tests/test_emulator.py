@@ -163,6 +163,19 @@ async def test_get_updates_delivers_commands_and_taps_and_offset_confirms(bot, a
     assert api.pending_updates == []
 
 
+async def test_a_user_edit_arrives_as_an_edited_message_with_new_entities(bot, api):
+    sent = api.send_text(USER, USER, "hello")
+    api.edit_text(USER, USER, sent["message_id"], "/new 6")
+    updates = await bot.get_updates(timeout=0)
+    assert updates[0].message.text == "hello" and updates[0].edited_message is None
+    edited = updates[1].edited_message
+    assert (edited.message_id, edited.text) == (sent["message_id"], "/new 6")
+    assert edited.edit_date is not None and edited.entities[0].type == "bot_command"
+    assert [m["text"] for m in api.messages(USER)] == ["/new 6"]
+    with pytest.raises(ValueError, match="cannot edit"):
+        api.edit_text(USER, USER, (await bot.send_message(USER, "mine")).message_id, "x")
+
+
 async def test_long_poll_returns_as_soon_as_an_update_arrives(bot, api):
     async def user_writes_later() -> None:
         await asyncio.sleep(0.2)

@@ -324,3 +324,17 @@ async def test_fuzzed_buttons_and_texts_are_answered_and_change_no_game(api, bot
         api.stored_message(101, owner_board.message_id), "⬅️", edit=False
     )
     assert (await stored_game(bot.database, 101, 101)).moves in (0, 1)  # still playable
+
+
+async def test_the_application_keeps_nothing_per_user_once_their_updates_are_done(api, bot):
+    """Memory may hold bounded caches, but nothing that grows with every user ever seen."""
+    for user_id in range(500, 520):
+        user = User(api, user_id, f"Player {user_id}")
+        board = await user.open_board()
+        await user.tap(board, "🆕", edit=False)
+    application = bot.application
+    assert not application.user_data and not application.chat_data
+    # python-telegram-bot notes every update's chat and user for a persistence to save, and
+    # only a persistence ever empties those notes: without one they grew forever.
+    assert not application._chat_ids_to_be_updated_in_persistence
+    assert not application._user_ids_to_be_updated_in_persistence

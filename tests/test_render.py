@@ -12,7 +12,8 @@ import engine
 from bot.models import Challenge
 from bot.presentation import render
 from bot.presentation.i18n import translator
-from bot.presentation.leaderboards import challenge_card, end_time, safe_name
+from bot.presentation.leaderboards import challenge_card, end_time
+from bot.presentation.names import group_name, player_name, safe_name
 from tests.support.boards import shown_board
 from tests.support.processes import ROOT
 
@@ -146,12 +147,6 @@ def test_play_times_read_as_durations_not_clock_times(language, seconds, shown):
     assert translator(language).duration(seconds) == shown
 
 
-def test_names_in_group_texts_are_capped_escaped_and_never_empty():
-    assert safe_name("A" * 60) == "A" * 31 + "…"
-    assert safe_name("  Tom \n & <Jerry> ") == "Tom &amp; &lt;Jerry&gt;"
-    assert safe_name(" \t ") == "?"
-
-
 WINTER = datetime(2026, 11, 30, 0, 53, tzinfo=UTC).timestamp()
 SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
 
@@ -198,3 +193,16 @@ def test_the_readme_board_example_is_what_the_bot_shows():
     labels = re.findall(r"\[ (.+?) \]", "[" + keyboard)
     rows = render.board_keyboard(EN, 1, game).inline_keyboard
     assert labels == [button.text for row in rows for button in row]
+
+
+def test_names_are_isolated_capped_escaped_and_never_blank():
+    assert safe_name("A" * 60, "?") == "\u2068" + "A" * 31 + "…\u2069"
+    assert safe_name("  Tom \n & <Jerry> ", "?") == "\u2068Tom &amp; &lt;Jerry&gt;\u2069"
+    assert safe_name("Tom & Jerry", "?", html=False) == "\u2068Tom & Jerry\u2069"
+    # Direction controls and control characters go; a family emoji keeps its joiners.
+    assert safe_name("\u202eevil\u202c\u2066 x\x07", "?") == "\u2068evil x\u2069"
+    assert safe_name("👨\u200d👩\u200d👧", "?") == "\u2068👨\u200d👩\u200d👧\u2069"
+    for blank in (" \t ", "\u200b\u200b", "\u3164", "\u2800\u202e", "\u0301", ""):
+        assert safe_name(blank, "Player 42") == "Player 42", repr(blank)
+    assert player_name(translator("de"), "\u3164", 123456789) == "Spieler 6789"
+    assert group_name(translator("nl"), "\u200e", -100200300) == "Groep 0300"

@@ -14,7 +14,7 @@ import pytest
 import engine
 from bot.emulator import FakeBotApi, Upload
 from bot.presentation import images
-from tests.support.boards import button_data, buttons, moving_code
+from tests.support.boards import button_data, buttons, isolated, moving_code
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import RunningBot, User
 from tests.support.pictures import check_tiles, decode_png, decode_video
@@ -80,6 +80,14 @@ async def test_share_sends_a_card_of_the_game_then_resends_it_by_file_id(api, bo
     api.send_text(101, 101, "/share")
     after_restart = await api.wait_request("sendPhoto", chat_id=101)
     assert after_restart.params["photo"] == sent.result["photo"][-1]["file_id"]
+
+
+async def test_a_shared_card_names_its_player_inside_isolates(api, bot):
+    mallory = play(bot, User(api, 101, "\u202eyrollam"))  # a right-to-left override first
+    await play_moves(mallory, 1)
+    api.send_text(101, 101, "/share")
+    caption = (await api.wait_request("sendPhoto", chat_id=101)).result["caption"]
+    assert isolated("yrollam") in caption and "\u202e" not in caption
 
 
 async def test_share_without_a_game_says_how_to_start_one(api, bot):

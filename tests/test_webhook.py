@@ -37,6 +37,16 @@ def test_webhook_settings_come_from_the_environment():
     assert config.database_url == "postgresql://bot:pw@db.internal:5432/bot"
 
 
+def test_the_postgresql_pool_has_a_connection_for_each_update_telegram_sends_at_once():
+    hook = {"WEBHOOK_URL": "https://b.example/h", "WEBHOOK_SECRET": "a"}
+    config = load_config(env(**hook, WEBHOOK_MAX_CONNECTIONS="60"))
+    assert config.webhook is not None and config.webhook.max_connections == 60
+    assert config.database_pool_size > 60
+    assert load_config(env(**hook)).webhook.max_connections == 40  # Telegram's default
+    hosts = load_config(env(DATABASE_URL="postgresql://u@[::1]:5432,db2:6432/b"))
+    assert hosts.database_url == "postgresql://u@[::1]:5432,db2:6432/b"  # libpq's host list
+
+
 def test_without_webhook_settings_the_bot_polls_with_sqlite():
     config = load_config(env())
     assert config.webhook is None and config.database_url is None
@@ -67,6 +77,18 @@ def test_without_webhook_settings_the_bot_polls_with_sqlite():
             "PORT must be",
         ),
         ({"DATABASE_URL": "mysql://db/bot"}, False, "DATABASE_URL must be a PostgreSQL URL"),
+        ({"DATABASE_URL": "postgresql://bot@db:port/bot"}, False, "DATABASE_URL has a port"),
+        ({"DATABASE_URL": "postgresql://db:5432,db2:x/b"}, False, "DATABASE_URL has a port"),
+        (
+            {
+                "WEBHOOK_URL": "https://b.example/h",
+                "WEBHOOK_SECRET": "a",
+                "WEBHOOK_MAX_CONNECTIONS": "0",
+            },
+            False,
+            "WEBHOOK_MAX_CONNECTIONS must be",
+        ),
+        ({"TELEGRAM_RETRY_MAX_SECONDS": "soon"}, False, "TELEGRAM_RETRY_MAX_SECONDS must be"),
     ],
 )
 def test_malformed_settings_are_refused(settings, webhook, message):
@@ -210,4 +232,49 @@ async def test_an_unreachable_database_is_one_clear_line_and_exit_code_1(api):
     stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
     assert await process.wait() == 1
     assert f"cannot open the database (PostgreSQL 127.0.0.1:{port}/bot)" in stderr
+    assert len(stderr.strip().splitlines()) == 1 and "hunter2" not in stderr
+
+
+def test_a_database_url_with_a_port_that_is_no_number_is_one_line_and_exit_code_2():
+    url = "postgresql://bot:hunter2@db.internal:54x2/bot"
+    stderr = refused_setting([], {"PATH": "/usr/bin:/bin", **env(DATABASE_URL=url)})
+    assert "DATABASE_URL has a port that is not a number" in stderr and "hunter2" not in stderr
+
+
+async def test_a_database_server_that_never_answers_is_one_line_and_exit_code_1(api):
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def accept_and_say_nothing(_: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        accepted.append(writer)
+
+    server = await asyncio.start_server(accept_and_say_nothing, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=ROOT,
+            env={
+                "PATH": "/usr/bin:/bin",
+                "TELEGRAM_BOT_TOKEN": api.token,
+                "TELEGRAM_BASE_URL": api.base_url,
+                "DATABASE_URL": f"postgresql://bot:hunter2@127.0.0.1:{port}/bot",
+            },
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:  # far sooner than asyncpg's own minute
+            stderr = (await asyncio.wait_for(process.stderr.read(), timeout=30)).decode()
+            code = await asyncio.wait_for(process.wait(), timeout=10)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    finally:
+        for writer in accepted:
+            writer.close()
+        server.close()
+    assert code == 1 and accepted
+    assert f"cannot open the database (PostgreSQL 127.0.0.1:{port}/bot)" in stderr
+    assert "did not answer within" in stderr
     assert len(stderr.strip().splitlines()) == 1 and "hunter2" not in stderr

@@ -214,6 +214,14 @@ class FakeBotApi:
             raise ValueError(f"message {message_id} not found in chat {chat_id}")
         self.world.delete_message(msg)
 
+    def edit_text(self, user_id: int, chat_id: int, message_id: int, text: str) -> dict[str, Any]:
+        """The user edits their message ``message_id`` into ``text``; queues ``edited_message``.
+
+        Telegram sends the whole message again, with ``edit_date`` set and its new entities.
+        """
+        self._cursor = len(self.log)
+        return self.world.user_edits_text(user_id, chat_id, message_id, text)
+
     def tap(
         self,
         user_id: int,

@@ -512,6 +512,25 @@ class World:
             self.enqueue_update("message", wire)
         return wire
 
+    def user_edits_text(
+        self, user_id: int, chat_id: int, message_id: int, text: str
+    ) -> dict[str, Any]:
+        """A user edits a message of theirs; the bot gets an ``edited_message`` update."""
+        msg = self.message(chat_id, message_id)
+        if msg is None:
+            raise ValueError(f"message {message_id} not found in chat {chat_id}")
+        if msg.sender_id != user_id:
+            raise ValueError(f"user {user_id} cannot edit message {message_id} of another")
+        if not text:
+            raise ValueError("Telegram clients cannot send empty messages")
+        self.edit_message(
+            msg, text=text, html=None, entities=self.bot_commands_in(text), reply_markup=None
+        )
+        wire = self.message_dict(msg)
+        if self._visible_to_bot(self.chats[chat_id], msg):
+            self.enqueue_update("edited_message", wire)
+        return wire
+
     def user_taps(
         self, user_id: int, chat_id: int, message_id: int, callback_data: str, *, strict: bool
     ) -> str:

@@ -28,13 +28,15 @@ def _no_data(data: object) -> bool:
 def register(application: Application) -> None:
     application.add_handler(TypeHandler(Update, flood.drop_excess_messages), group=FLOOD_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
-    players_only = ~filters.SenderChat.ALL
+    # New messages only: editing an old message must not run its command (or chatter) again.
+    new = filters.UpdateType.MESSAGE
+    players_only = new & ~filters.SenderChat.ALL
     for command in commands.COMMANDS:
-        only = players_only if command.plays else None
+        only = players_only if command.plays else new
         application.add_handler(CommandHandler(command.name, command.handler, filters=only))
     playing = [command.name for command in commands.COMMANDS if command.plays]
     application.add_handler(
-        CommandHandler(playing, commands.anonymous_player, filters=filters.SenderChat.ALL)
+        CommandHandler(playing, commands.anonymous_player, filters=new & filters.SenderChat.ALL)
     )
     # python-telegram-bot tests a pattern only against non-empty data: a query with empty
     # data goes to the first pattern handler. Make that this one, so every parser below
@@ -50,7 +52,7 @@ def register(application: Application) -> None:
     )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
-    private = filters.ChatType.PRIVATE
+    private = new & filters.ChatType.PRIVATE
     application.add_handler(MessageHandler(private & filters.COMMAND, commands.unknown_command))
     # A message a player sent "via @bot" (a shared card) is theirs to post, not chatter.
     application.add_handler(

@@ -27,21 +27,13 @@ async def board_message(
 ) -> tuple[str, InlineKeyboardMarkup]:
     storage = services.storage
     best = await services.games.best_score(stored.owner_id, stored.game.size)
-    owner_name = None
+    owner = None
     if stored.chat_id != stored.owner_id:
-        owner_name = (await storage.player(stored.owner_id)).name
-    challenge_title = None
+        owner = await storage.player(stored.owner_id)
+    challenge = None
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
-        challenge_title = challenge.chat_title if challenge else None
-    text = render.board_text(
-        t,
-        stored.game,
-        best=best,
-        view=view,
-        owner_name=owner_name,
-        challenge_title=challenge_title,
-    )
+    text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
     keyboard = render.board_keyboard(
         t,
         stored.id,

@@ -14,6 +14,7 @@ from bot.handlers.context import Audience, BotContext
 from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
 from bot.presentation import callbacks, render
 from bot.presentation.i18n import Translator, translator
+from bot.presentation.names import player_name
 from bot.services.games import TapResult, TapStatus
 
 
@@ -127,7 +128,8 @@ async def _answer_tap(
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
         owner = await context.services.players.player(result.stored.owner_id)
-        await answer(query, t._("This is {name}'s game. /new starts your own.", name=owner.name))
+        name = player_name(t, owner.name, owner.user_id, html=False)
+        await answer(query, t._("This is {name}'s game. /new starts your own.", name=name))
     elif result.status is TapStatus.CHALLENGE_OVER:
         await answer(query, t._("This challenge has ended. Your score counts as it stands."))
     elif result.status is TapStatus.OLD_GAME:

@@ -26,9 +26,9 @@ from bot.presentation.leaderboards import (
     challenge_card,
     challenge_keyboard,
     end_time,
-    safe_name,
     winner_text,
 )
+from bot.presentation.names import group_name
 from bot.presentation.sharing import deep_link
 from bot.services.challenges import (
     MAX_OPEN_PER_GROUP,
@@ -151,7 +151,7 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
             t._(
                 "You've joined the challenge in {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
-                title=safe_name(result.challenge.chat_title),
+                title=group_name(t, result.challenge.chat_title, result.challenge.chat_id),
                 time=end_time(t, result.challenge.ends_at, card_language),  # the group's clock
             ),
         )

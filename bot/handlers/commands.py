@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from html import escape
 
 from telegram import Update
 
@@ -15,6 +14,7 @@ from bot.handlers.context import BotContext
 from bot.handlers.replies import reply
 from bot.presentation import render, texts
 from bot.presentation.i18n import Translator
+from bot.presentation.names import player_name
 from bot.services.games import parse_size
 
 Handler = Callable[[Update, BotContext], Awaitable[None]]
@@ -39,7 +39,8 @@ async def start(update: Update, context: BotContext) -> None:
         return
     services = context.services
     assert update.effective_user is not None
-    reply(context, update, texts.welcome(aud.post, escape(update.effective_user.first_name)))
+    user = update.effective_user
+    reply(context, update, texts.welcome(aud.post, player_name(aud.post, user.first_name, user.id)))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
     send_board(context, update, stored, aud.post, aud.player.view)
 

@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Update
+from telegram import Update, User
 from telegram.error import RetryAfter, TelegramError
+from telegram.ext import ApplicationHandlerStop
 
 from bot.handlers.bookkeeping import sender_translator
 from bot.handlers.context import BotContext
 from bot.presentation.i18n import resolve_language, translator
+from bot.storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
 
 async def on_error(update: object, context: BotContext) -> None:
-    log.error("unhandled error while processing %r", update, exc_info=context.error)
-    if not isinstance(update, Update) or update.effective_user is None:
+    if isinstance(context.error, StorageUnavailable):
+        # A known outage, logged once by the storage when it began: one short line each.
+        what = f"update {update.update_id}" if isinstance(update, Update) else "a job"
+        log.warning("%s not handled: %s", what, context.error)
+    else:
+        log.error("unhandled error while processing %r", update, exc_info=context.error)
+    if not isinstance(update, Update):
         return
-    user = update.effective_user
+    if update.effective_user is not None:
+        await _apologise(update, context, update.effective_user)
+    # The handlers after a failed one rely on it (the bookkeeping runs before every handler):
+    # they would only fail again and apologise twice. The update ends here.
+    raise ApplicationHandlerStop
+
+
+async def _apologise(update: Update, context: BotContext, user: User) -> None:
     try:
         t = await sender_translator(context, user)
     except Exception:  # the failure may be the database itself: Telegram's language will do

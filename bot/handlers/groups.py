@@ -54,7 +54,9 @@ async def leaderboard(update: Update, context: BotContext, aud: Audience) -> Non
         finished.append((challenge, winner[0] if winner else None))
     title = update.effective_chat.title or ""
     reply(
-        context, update, group_leaderboard(aud.post, title, boards, TOP, user_id, running, finished)
+        context,
+        update,
+        group_leaderboard(aud.post, aud.chat_id, title, boards, TOP, user_id, running, finished),
     )
 
 

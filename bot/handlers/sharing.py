@@ -23,7 +23,7 @@ from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
 from bot.handlers.context import BotContext
 from bot.handlers.replies import deliver, reply, send_reply
-from bot.models import StoredGame
+from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
 from bot.presentation.i18n import Translator, translator
@@ -105,11 +105,11 @@ async def share(update: Update, context: BotContext) -> None:
         return
     link = _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
-    name = (await context.services.players.player(stored.owner_id)).name
+    owner = await context.services.players.player(stored.owner_id)
     if link is None:  # a game from before actions were logged: a picture, but no duel
-        caption = texts.card_caption(t, name, stored.game)
+        caption = texts.card_caption(t, owner, stored.game)
     else:
-        caption = texts.duel_caption(t, name, stored.game)
+        caption = texts.duel_caption(t, owner, stored.game)
 
     async def send_card() -> None:
         try:
@@ -170,7 +170,7 @@ async def _send_replay(
     actions = stored.actions
     figures = await _figures(context, stored)
     workers = context.services.workers
-    caption = texts.replay_caption(t, figures.name, stored.game)
+    caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 
     async def render() -> bytes:
         await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
@@ -210,16 +210,16 @@ async def inline_query(update: Update, context: BotContext) -> None:
     sharing = context.services.sharing
     offers: list[tuple[str, StoredGame, str, str | None]] = []
     latest = await sharing.latest_anywhere(user.id)
-    name = display_name(user)
+    sender = Player(user.id, display_name(user))
     if latest is not None and latest.game.moves > 0:
         link = _duel_link(context, latest)
         if link is not None:
             # The id names the game and how far it got: a later query shows a later card.
             result_id = f"duel-{latest.id}-{len(latest.actions or '')}"
-            offers.append((result_id, latest, texts.duel_caption(t, name, latest.game), link))
+            offers.append((result_id, latest, texts.duel_caption(t, sender, latest.game), link))
     for size, best in (await sharing.best_games(user.id)).items():
         offers.append(
-            (f"best-{size}-{best.id}", best, texts.card_caption(t, name, best.game), None)
+            (f"best-{size}-{best.id}", best, texts.card_caption(t, sender, best.game), None)
         )
     results = []
     unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
@@ -274,7 +274,7 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
         return
     assert result.rival is not None and result.target is not None and result.entry is not None
     rival = await services.players.player(result.rival.owner_id)
-    reply(context, update, texts.duel_started(t, rival.name, result.target))
+    reply(context, update, texts.duel_started(t, rival, result.target))
     send_board(context, update, result.entry, t, aud.player.view)
 
 
@@ -295,7 +295,7 @@ async def _tell(
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
-    text = texts.duel_result(t, me.name, mine, them.name, theirs, result.entry.game.size)
+    text = texts.duel_result(t, me, mine, them, theirs, result.entry.game.size)
     bot = context.bot
 
     async def send() -> None:

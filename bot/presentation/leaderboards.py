@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from html import escape
 
 from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
 from bot.presentation.i18n import Translator, group_zone
+from bot.presentation.names import group_name, player_name
 from bot.presentation.render import size_name
-
-NAME_CAP = 32
-
-
-def safe_name(name: str) -> str:
-    """A player's name as it may appear in HTML: capped, escaped, never empty."""
-    name = " ".join(name.split()) or "?"
-    if len(name) > NAME_CAP:
-        name = name[: NAME_CAP - 1] + "…"
-    return escape(name)
 
 
 def end_time(t: Translator, timestamp: float, group_language: str) -> str:
@@ -46,7 +36,7 @@ def standing_line(t: Translator, standing: Standing) -> str:
     return t._(
         "{rank}. {name}: {score} · highest tile {tile} · {moves}",
         rank=standing.rank,
-        name=safe_name(standing.name),
+        name=player_name(t, standing.name, standing.user_id),
         score=t.number(standing.score),
         tile=standing.highest,
         moves=t.ngettext("{n} move", "{n} moves", standing.moves),
@@ -106,7 +96,7 @@ def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]]) -> s
                     "{day} · {size}: {name} won with {score} points",
                     day=day,
                     size=size,
-                    name=safe_name(winner.name),
+                    name=player_name(t, winner.name, winner.user_id),
                     score=t.number(winner.score),
                 )
             )
@@ -115,6 +105,7 @@ def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]]) -> s
 
 def group_leaderboard(
     t: Translator,
+    chat_id: int,
     title: str,
     boards: dict[int, list[Standing]],
     limit: int,
@@ -126,7 +117,7 @@ def group_leaderboard(
     then the group's running challenges with their leaders, then the last winners."""
     if not any(boards.values()) and not running and not finished:
         return t._("Nobody has a score in this group yet. /new starts a board.")
-    blocks = [t._("<b>Best in {title}</b>", title=safe_name(title))]
+    blocks = [t._("<b>Best in {title}</b>", title=group_name(t, title, chat_id))]
     for size, standings in boards.items():
         if standings:
             lines = [f"<b>{size_name(t, size)}</b>", *_ranking(t, standings, limit, asker)]
@@ -169,7 +160,7 @@ def winner_text(t: Translator, challenge: Challenge, winner: Standing | None) ->
         return t._(
             "The {size} challenge is over, and nobody took part.", size=size_name(t, challenge.size)
         )
-    name = "<b>" + safe_name(winner.name) + "</b>"
+    name = "<b>" + player_name(t, winner.name, winner.user_id) + "</b>"
     return t._(
         "🏆 {name} wins the {size} challenge with {score} points!",
         name=name,

@@ -6,14 +6,13 @@ returns text or markup, so what a player sees can be tested directly.
 
 from __future__ import annotations
 
-from html import escape
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 import engine
-from bot.models import Record
+from bot.models import Challenge, Player, Record
 from bot.presentation import callbacks
 from bot.presentation.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
+from bot.presentation.names import group_name, player_name
 
 EMPTY = "⬜"
 # One emoji per tile exponent (index 1 is the 2 tile). Every entry is a single code point
@@ -77,15 +76,19 @@ def board_text(
     *,
     best: int,
     view: str = "emoji",
-    owner_name: str | None = None,
-    challenge_title: str | None = None,
+    owner: Player | None = None,
+    challenge: Challenge | None = None,
 ) -> str:
-    """The board message: title, grid, legend, score lines and a banner for win or game over."""
+    """The board message: title, grid, legend, score lines and a banner for win or game over.
+
+    `owner` names whose board it is (in a group); `challenge` the group it was played for.
+    """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
-    if owner_name is not None:
-        title += " · " + t._("{name}'s game", name=escape(owner_name))
-    if challenge_title is not None:
-        title = "🏆 " + title + " · " + t._("challenge in {title}", title=escape(challenge_title))
+    if owner is not None:
+        title += " · " + t._("{name}'s game", name=player_name(t, owner.name, owner.user_id))
+    if challenge is not None:
+        group = group_name(t, challenge.chat_title, challenge.chat_id)
+        title = "🏆 " + title + " · " + t._("challenge in {title}", title=group)
     parts = [title, ""]
     if view == "numbers":
         parts.append(number_grid(game))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 import engine
+from bot.models import Player
 from bot.presentation.i18n import Translator
-from bot.presentation.leaderboards import safe_name
+from bot.presentation.names import player_name
 from bot.presentation.render import share_button, size_name
 
 
@@ -26,30 +27,30 @@ def card_keyboard(
     return InlineKeyboardMarkup([row]) if row else None
 
 
-def card_caption(t: Translator, name: str, game: engine.Game) -> str:
+def card_caption(t: Translator, owner: Player, game: engine.Game) -> str:
     return t._(
         "{name}: {score} points on {size}, highest tile {tile}.",
-        name=safe_name(name),
+        name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
         tile=game.highest,
     )
 
 
-def duel_caption(t: Translator, name: str, game: engine.Game) -> str:
+def duel_caption(t: Translator, owner: Player, game: engine.Game) -> str:
     return t._(
         "Can you beat {name}? {score} points on {size}. ▶️ plays the same game: "
         "the same tiles come for the same moves.",
-        name=safe_name(name),
+        name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
     )
 
 
-def replay_caption(t: Translator, name: str, game: engine.Game) -> str:
+def replay_caption(t: Translator, owner: Player, game: engine.Game) -> str:
     return t._(
         "Replay of {name}'s game: {score} points on {size} in {moves}.",
-        name=safe_name(name),
+        name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
         moves=t.ngettext("{n} move", "{n} moves", game.moves),
@@ -64,23 +65,23 @@ def inline_off(t: Translator) -> str:
     )
 
 
-def duel_started(t: Translator, name: str, target: engine.Game) -> str:
+def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
     return t._(
         "Beat {name}: {score} points on {size}. You get the same tiles for the same moves. "
         "When your game is over, you both get the result.",
-        name=safe_name(name),
+        name=player_name(t, rival.name, rival.user_id),
         score=t.number(target.score),
         size=size_name(t, target.size),
     )
 
 
 def duel_result(
-    t: Translator, you: str, your_score: int, rival: str, rival_score: int, size: int
+    t: Translator, you: Player, your_score: int, rival: Player, rival_score: int, size: int
 ) -> str:
     """The comparison, for either player; `you` is the reader."""
     values = {
-        "you": safe_name(you),
-        "rival": safe_name(rival),
+        "you": player_name(t, you.name, you.user_id),
+        "rival": player_name(t, rival.name, rival.user_id),
         "your_score": t.number(your_score),
         "rival_score": t.number(rival_score),
         "size": size_name(t, size),

@@ -40,7 +40,7 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
     for word in (w.lower() for w in args):
         if (chosen := parse_size(word)) is not None:
             size = chosen
-        elif match := re.fullmatch(r"(\d{1,4})([mhd])", word):
+        elif match := re.fullmatch(r"(\d{1,9})([mhd])", word):
             duration = int(match.group(1)) * _UNITS[match.group(2)]
             if not MIN_DURATION <= duration <= MAX_DURATION:
                 raise ChallengeArgsError("duration out of range")

@@ -25,11 +25,15 @@ __all__ = [
 ]
 
 
-async def open_storage(target: str | os.PathLike[str]) -> Storage:
+async def open_storage(
+    target: str | os.PathLike[str], *, pool_size: int | None = None, wait: float | None = None
+) -> Storage:
     """A SQLite file (a path) or a PostgreSQL database (a postgresql:// URL), migrated.
 
     Whatever stops the database from being used (unreachable, refused, unreadable) is raised
-    as `StorageUnavailable`, with a message naming the database but never its password.
+    as `StorageUnavailable`, with a message naming the database but never its password. For
+    PostgreSQL, `pool_size` connections at most, and a query waits `wait` seconds at most
+    for one of them.
     """
     connect: Awaitable[Storage]
     if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
@@ -37,7 +41,8 @@ async def open_storage(target: str | os.PathLike[str]) -> Storage:
 
         from bot.storage.postgres import PostgresStorage, describe_url
 
-        label, connect = describe_url(target), PostgresStorage.connect(target)
+        label = describe_url(target)
+        connect = PostgresStorage.connect(target, pool_size=pool_size, wait=wait)
         driver_errors: tuple[type[Exception], ...] = (
             asyncpg.PostgresError,
             asyncpg.InterfaceError,

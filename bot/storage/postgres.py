@@ -17,11 +17,17 @@ Safety across processes comes from the database, not from the process:
 
 The schema version is recorded in a `schema_version` table; the migration runs under an
 advisory lock (`_serialize`), so processes that start together migrate once.
+
+When the server goes away, every query fails fast with `StorageUnavailable` (an update waits
+at most `wait` seconds for a pooled connection), the outage is logged once when it starts
+and once when the server answers again, and the error handler turns each failed update into
+an apology and one short line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import urllib.parse
 from collections.abc import AsyncIterator, Sequence
@@ -32,10 +38,25 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.queries import Row, Storage, TransactionError
+from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
 
 DEFAULT_POOL_SIZE = 10
+# Seconds a new connection may take to answer: at start, and whenever the pool opens one.
+CONNECT_TIMEOUT = 5.0
+# Seconds a query waits for a pooled connection before the update gives up.
+DEFAULT_WAIT = 5.0
+# The connection to the server is lost or cannot be made, as opposed to a statement the
+# server refused: the database is away, and the request itself may be fine.
+_CONNECTION_LOST = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+)
+log = logging.getLogger(__name__)
 # Advisory lock keys are 64-bit numbers shared by everything in the database: hash a prefixed
 # name, so the bot's keys stay apart from any other application's.
 _LOCK_PREFIX = "bot2048:"
@@ -74,21 +95,42 @@ def describe_url(url: str) -> str:
     return f"PostgreSQL {where}{parts.path or '/'}"
 
 
+async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
+    """Open the pool's first connection, or say in one line that the server did not answer."""
+    try:
+        connection = await pool.acquire(timeout=CONNECT_TIMEOUT)
+    except TimeoutError:
+        raise StorageUnavailable(
+            f"cannot open the database ({describe_url(url)}): "
+            f"the server did not answer within {CONNECT_TIMEOUT:g} s"
+        ) from None
+    await pool.release(connection)
+
+
 class PostgresStorage(Storage):
     shared = True
     _dialect = POSTGRES
     _GREATEST = "GREATEST"
     _LEAST = "LEAST"
 
-    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, wait: float = DEFAULT_WAIT) -> None:
         self._pool = pool
         self._url = url
+        self._wait = wait
+        self._reachable = True  # as far as the last query knows
 
     @classmethod
-    async def connect(cls, url: str, pool_size: int = DEFAULT_POOL_SIZE) -> PostgresStorage:
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
-        storage = cls(pool, url)
+    async def connect(
+        cls, url: str, *, pool_size: int | None = None, wait: float | None = None
+    ) -> PostgresStorage:
+        # No floor of open connections: asyncpg would keep reopening it all through an outage,
+        # logging a traceback each time. Connections open on demand (CONNECT_TIMEOUT each).
+        pool = await asyncpg.create_pool(
+            url, min_size=0, max_size=pool_size or DEFAULT_POOL_SIZE, timeout=CONNECT_TIMEOUT
+        )
+        storage = cls(pool, url, DEFAULT_WAIT if wait is None else wait)
         try:
+            await _reach_server(pool, url)
             await storage._migrate()
         except BaseException:
             await pool.close()
@@ -97,6 +139,57 @@ class PostgresStorage(Storage):
 
     def __repr__(self) -> str:
         return describe_url(self._url)
+
+    # ----- reaching the server ----------------------------------------------------------------
+
+    def _lost(self, reason: str) -> StorageUnavailable:
+        """The error for a query the server could not be reached for; logs the outage once."""
+        if self._reachable:
+            self._reachable = False
+            log.error("database %r is unavailable: %s", self, reason)
+        return StorageUnavailable(f"database unavailable ({reason})")
+
+    def _reached(self) -> None:
+        if not self._reachable:
+            self._reachable = True
+            log.warning("database %r is back", self)
+
+    @asynccontextmanager
+    async def _pooled(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection, waited for at most `wait` seconds."""
+        try:
+            connection = await self._pool.acquire(timeout=self._wait)
+        except TimeoutError:
+            raise self._lost(
+                f"no connection within {self._wait:g} s: the server does not answer, "
+                f"or all {self._pool.get_max_size()} connections are busy"
+            ) from None
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        try:
+            yield connection
+        finally:
+            await self._pool.release(connection)
+
+    async def _query(
+        self, method: str, sql: str, params: Sequence[object], *, write: bool = False
+    ) -> Any:
+        """Run one statement by `method` (fetchrow, fetch, execute, fetchval): inside the
+        task's transaction on its connection, else (reads only) on a pooled one."""
+        connection = self._connection()
+        if connection is None and write:
+            raise TransactionError("storage writes run inside transaction()")
+        statement = _numbered(sql, len(params))
+        try:
+            if connection is not None:
+                result = await getattr(connection, method)(statement, *params)
+            else:
+                async with self._pooled() as pooled:
+                    result = await getattr(pooled, method)(statement, *params)
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        self._reached()
+        return result
 
     async def close(self) -> None:
         try:
@@ -129,12 +222,16 @@ class PostgresStorage(Storage):
     async def transaction(self) -> AsyncIterator[None]:
         if self._connection() is not None:
             raise TransactionError("storage transactions do not nest")
-        async with self._pool.acquire() as connection, connection.transaction():
-            token = _BOUND.set((self, connection, asyncio.current_task()))
+        async with self._pooled() as connection:
             try:
-                yield
-            finally:
-                _BOUND.reset(token)
+                async with connection.transaction():
+                    token = _BOUND.set((self, connection, asyncio.current_task()))
+                    try:
+                        yield
+                    finally:
+                        _BOUND.reset(token)
+            except _CONNECTION_LOST as error:  # BEGIN, COMMIT or ROLLBACK on a lost connection
+                raise self._lost(f"{error.__class__.__name__}: {error}") from error
 
     def _for_update(self) -> str:
         return " FOR UPDATE" if self._connection() is not None else ""
@@ -147,22 +244,14 @@ class PostgresStorage(Storage):
             )
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
-        target = self._connection() or self._pool
-        row = await target.fetchrow(_numbered(sql, len(params)), *params)
+        row = await self._query("fetchrow", sql, params)
         return None if row is None else tuple(row)
 
     async def _fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        target = self._connection() or self._pool
-        return [tuple(row) for row in await target.fetch(_numbered(sql, len(params)), *params)]
-
-    def _writer(self) -> asyncpg.Connection:
-        connection = self._connection()
-        if connection is None:
-            raise TransactionError("storage writes run inside transaction()")
-        return connection
+        return [tuple(row) for row in await self._query("fetch", sql, params)]
 
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        return _rowcount(await self._writer().execute(_numbered(sql, len(params)), *params))
+        return _rowcount(await self._query("execute", sql, params, write=True))
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
-        return await self._writer().fetchval(_numbered(sql, len(params)) + " RETURNING id", *params)
+        return await self._query("fetchval", sql + " RETURNING id", params, write=True)

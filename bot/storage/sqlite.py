@@ -11,14 +11,46 @@ that are not committed yet and may still be rolled back.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.queries import Row, Storage, TransactionError
+from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
 from bot.storage.schema import SQLITE
+
+
+async def _check_usable(connection: aiosqlite.Connection, path: Path) -> None:
+    """Refuse, before anything is served, a file the bot could not keep every move in.
+
+    A damaged file would fail some taps at random, and a read-only one every tap: both are
+    found at start (`quick_check` reads every page; a write rolled back at once proves the
+    file can be written), so the operator learns of it at once and in one line.
+    """
+    try:
+        async with connection.execute("PRAGMA quick_check") as cursor:
+            problems = [row[0] for row in await cursor.fetchall()]
+    except sqlite3.DatabaseError as error:
+        problems = [str(error)]
+    if problems != ["ok"]:
+        raise StorageUnavailable(
+            f"{path} is not a sound SQLite database ({problems[0]}): restore it from a backup, "
+            "or move it away to start afresh"
+        )
+    async with connection.execute("PRAGMA user_version") as cursor:
+        (version,) = await cursor.fetchone()  # type: ignore[misc]
+    try:
+        await connection.execute("BEGIN IMMEDIATE")
+        try:
+            await connection.execute(f"PRAGMA user_version = {version:d}")
+        finally:
+            await connection.execute("ROLLBACK")
+    except sqlite3.OperationalError as error:
+        raise StorageUnavailable(
+            f"{path} cannot be written ({error}): check the file's permissions"
+        ) from error
 
 
 class SqliteStorage(Storage):
@@ -33,13 +65,16 @@ class SqliteStorage(Storage):
     @classmethod
     async def connect(cls, path: Path) -> SqliteStorage:
         connection = await aiosqlite.connect(path, isolation_level=None)
-        await connection.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode survives a killed process; only a power cut can lose the last
-        # commits, which is the usual trade for a chat bot that commits on every tap.
-        await connection.execute("PRAGMA synchronous=NORMAL")
-        await connection.execute("PRAGMA foreign_keys=ON")
-        storage = cls(connection, path)
+        # From here on the connection's thread must be closed on any failure: left open, it
+        # keeps the process alive after the error has been reported.
         try:
+            await _check_usable(connection, path)
+            await connection.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process; only a power cut can lose the last
+            # commits, which is the usual trade for a chat bot that commits on every tap.
+            await connection.execute("PRAGMA synchronous=NORMAL")
+            await connection.execute("PRAGMA foreign_keys=ON")
+            storage = cls(connection, path)
             await storage._migrate()
         except BaseException:
             await connection.close()

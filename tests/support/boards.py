@@ -9,6 +9,11 @@ from bot.emulator import StoredMessage
 from bot.presentation.render import LADDER
 
 
+def isolated(name: str) -> str:
+    """A name as the bot writes it into its texts: inside Unicode isolates (FSI ... PDI)."""
+    return f"\u2068{name}\u2069"
+
+
 def buttons(message: StoredMessage) -> dict[str, str]:
     markup = message.reply_markup or {"inline_keyboard": []}
     return {

@@ -29,6 +29,7 @@ class RunningBot:
         hint_budget_ms: float = 50.0,
         challenge_sync_interval: float = 60.0,
         hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
+        database_wait: float = 5.0,
     ) -> None:
         self.api = api
         self.database = database
@@ -37,6 +38,7 @@ class RunningBot:
         self.hint_budget_ms = hint_budget_ms
         self.challenge_sync_interval = challenge_sync_interval
         self.hint_workers_at_start = hint_workers_at_start
+        self.database_wait = database_wait
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
@@ -51,6 +53,7 @@ class RunningBot:
             hint_budget_ms=self.hint_budget_ms,
             challenge_sync_interval=self.challenge_sync_interval,
             hint_workers_at_start=self.hint_workers_at_start,
+            database_wait=self.database_wait,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()
