@@ -252,6 +252,8 @@ class Pacer:
         try:
             while queue:
                 await self._ready(chat_id)
+                if not queue:
+                    break  # emptied at shutdown meanwhile
                 found = self._next(chat_id, self._clock())
                 if not isinstance(found, tuple):
                     wake.clear()
