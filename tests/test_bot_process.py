@@ -36,21 +36,21 @@ def test_a_missing_or_malformed_token_is_one_clear_line_and_exit_code_2(token, m
     assert message in refused_setting([], env)
 
 
+async def _bot_on_sqlite(api, database: Path) -> asyncio.subprocess.Process:
+    """`python -m bot` on a SQLite file against the emulator, as an operator starts it."""
+    return await _bot_process(
+        {
+            "TELEGRAM_BOT_TOKEN": api.token,
+            "TELEGRAM_BASE_URL": api.base_url,
+            "BOT_DATABASE": str(database),
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+
+
 async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, tmp_path):
     database = tmp_path / "bot.sqlite3"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=ROOT,
-        env=_env(
-            TELEGRAM_BOT_TOKEN=api.token,
-            TELEGRAM_BASE_URL=api.base_url,
-            BOT_DATABASE=str(database),
-            LOG_LEVEL="WARNING",
-        ),
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _bot_on_sqlite(api, database)
     try:
         await api.wait_request("setMyCommands", timeout=30)
         anna = User(api, 101, "Anna", "de")
@@ -120,19 +120,7 @@ def _read_only(path: Path):
 
 async def _refused_database(api, database: Path) -> str:
     """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=ROOT,
-        env=_env(
-            TELEGRAM_BOT_TOKEN=api.token,
-            TELEGRAM_BASE_URL=api.base_url,
-            BOT_DATABASE=str(database),
-            LOG_LEVEL="WARNING",
-        ),
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _bot_on_sqlite(api, database)
     try:
         stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
         code = await asyncio.wait_for(process.wait(), timeout=30)
