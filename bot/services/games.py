@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from cachetools import LRUCache
+from cachetools import TTLCache
 
 import engine
 from bot.models import Action, Delivery, StoredGame
 from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
+from bot.services.recent import recent_cache
 from bot.storage import Storage
 
 
@@ -68,9 +69,6 @@ def parse_size(word: str) -> int | None:
     return size if size in engine.SIZES else None
 
 
-COMMITTED_LIMIT = 100_000  # games whose last committed state is kept in memory
-
-
 def _random_seed() -> int:
     return secrets.randbits(64)
 
@@ -91,10 +89,10 @@ class GameService:
         # nothing else was written in the chat, it is the saved state, and the redraw right
         # after a tap needs no read. (A challenge's end marks its entries inactive from the
         # group's chat; no board shows that.)
-        self._committed: LRUCache[int, tuple[StoredGame, int]] = LRUCache(COMMITTED_LIMIT)
+        self._committed: TTLCache[int, tuple[StoredGame, int]] = recent_cache()
         # Best scores per (player, size) as read, raised by every move committed here: only
         # this service's taps change them.
-        self._best: LRUCache[tuple[int, int], int] = LRUCache(COMMITTED_LIMIT)
+        self._best: TTLCache[tuple[int, int], int] = recent_cache()
 
     def _remember(self, stored: StoredGame) -> StoredGame:
         """Keep a game just committed (call right after its transaction, before any await)."""

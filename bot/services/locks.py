@@ -14,11 +14,10 @@ import weakref
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from cachetools import LRUCache
+from cachetools import TTLCache
 
+from bot.services.recent import recent_cache
 from bot.storage import Storage
-
-CHATS_TRACKED = 100_000  # chats whose last write is numbered in memory
 
 
 class ChatLocks:
@@ -29,7 +28,7 @@ class ChatLocks:
         # Per chat, the number of the last write this process committed there: something read
         # after that write is still current while the number stays the same. A chat forgotten
         # here reads as 0, which no write has, so nothing passes for current by mistake.
-        self._written: LRUCache[int, int] = LRUCache(CHATS_TRACKED)
+        self._written: TTLCache[int, int] = recent_cache()
         self._writes = itertools.count(1)
 
     def generation(self, chat_id: int) -> int:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import time
 
-from cachetools import LRUCache
+from cachetools import TTLCache
 
 from bot.models import Challenge, Player
 from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
+from bot.services.recent import recent_cache
 from bot.storage import Storage
-
-KNOWN_NAMES_LIMIT = 100_000  # players whose saved name is remembered in memory
 
 
 class PlayerService:
@@ -20,11 +19,11 @@ class PlayerService:
         self._locks = locks
         # Names already saved, so an unchanged name costs no database write per update; only
         # a cache: forgetting a player costs them one write on their next update.
-        self._known_names: LRUCache[int, str] = LRUCache(KNOWN_NAMES_LIMIT)
+        self._known_names: TTLCache[int, str] = recent_cache()
         # Players as last read, so the update after a tap needs no read. Every change to a
         # player goes through this service, which forgets its copy; with a database other
         # processes write too (PostgreSQL), players are read every time.
-        self._players: LRUCache[int, Player] = LRUCache(KNOWN_NAMES_LIMIT)
+        self._players: TTLCache[int, Player] = recent_cache()
 
     async def player(self, user_id: int) -> Player:
         known = self._players.get(user_id)
