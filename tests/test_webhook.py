@@ -212,11 +212,9 @@ async def test_polling_is_refused_while_a_webhook_is_set_and_works_again_after_d
     assert await api.methods.call("getUpdates", {}) == []
 
 
-async def test_an_unreachable_database_is_one_clear_line_and_exit_code_1(api):
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = await asyncio.create_subprocess_exec(
+async def _bot_on_postgres_at(api, port: int) -> asyncio.subprocess.Process:
+    """`python -m bot` with a DATABASE_URL (password hunter2) on a local port."""
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot",
@@ -229,6 +227,13 @@ async def test_an_unreachable_database_is_one_clear_line_and_exit_code_1(api):
         },
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def test_an_unreachable_database_is_one_clear_line_and_exit_code_1(api):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await _bot_on_postgres_at(api, port)
     stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
     assert await process.wait() == 1
     assert f"cannot open the database (PostgreSQL 127.0.0.1:{port}/bot)" in stderr
@@ -250,19 +255,7 @@ async def test_a_database_server_that_never_answers_is_one_line_and_exit_code_1(
     server = await asyncio.start_server(accept_and_say_nothing, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=ROOT,
-            env={
-                "PATH": "/usr/bin:/bin",
-                "TELEGRAM_BOT_TOKEN": api.token,
-                "TELEGRAM_BASE_URL": api.base_url,
-                "DATABASE_URL": f"postgresql://bot:hunter2@127.0.0.1:{port}/bot",
-            },
-            stderr=asyncio.subprocess.PIPE,
-        )
+        process = await _bot_on_postgres_at(api, port)
         try:  # far sooner than asyncpg's own minute
             stderr = (await asyncio.wait_for(process.stderr.read(), timeout=30)).decode()
             code = await asyncio.wait_for(process.wait(), timeout=10)
