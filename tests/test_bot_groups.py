@@ -114,8 +114,8 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     assert lines[:3] == [f"Top scores in {isolated('2048 Club')}", "", "Classic 4×4"]
     assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · highest tile 128")
-    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · highest tile 64")
+    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 points · highest tile 128")
+    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 points · highest tile 64")
     assert lines[12].startswith(f"10. {isolated('Player 8')}")
     assert lines[13] == "…" and lines[14].startswith(f"12. {isolated('Player 10')}: 8,900")
     assert "Bob" not in message.text  # no score in this group
