@@ -194,6 +194,8 @@ async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_
         "sendMessage", chat_id=101, text=lambda t: "Ben" in t, **result
     )
     assert "32" in to_ben.params["text"] and str(annas.score) in to_anna.params["text"]
+    # Each reads the other's name and is "you" themselves.
+    assert "Ben" not in to_ben.params["text"] and "Anna" not in to_anna.params["text"]
 
 
 async def test_inline_results_for_someone_who_never_started_the_bot(inline_api, inline_bot):
