@@ -43,7 +43,7 @@ async def end_challenge_soon(database, seconds: float) -> float:
 async def test_boards_in_a_group_belong_to_whoever_started_them(api, bot, club):
     anna, bob = club
     anna_board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)
-    assert anna_board.chat_id == GROUP and f"{isolated('Anna')}'s game" in anna_board.text
+    assert anna_board.chat_id == GROUP and f"{isolated('Anna')}’s game" in anna_board.text
     before = await stored_game(bot.database, GROUP, anna.id)
     answer, _ = await bob.tap(anna_board, "⬅️", edit=False)
     assert (
@@ -111,11 +111,11 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
     message = api.stored_message(GROUP, reply.result["message_id"])
     lines = message.text.split("\n")
-    assert lines[:3] == [f"Best in {isolated('2048 Club')}", "", "Classic 4×4"]
+    assert lines[:3] == [f"Top scores in {isolated('2048 Club')}", "", "Classic 4×4"]
     assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
-    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 · highest tile 128")
-    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 · highest tile 64")
+    assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 points · highest tile 128")
+    assert lines[5].startswith(f"3. {isolated('Player 1')}: 9,900 points · highest tile 64")
     assert lines[12].startswith(f"10. {isolated('Player 8')}")
     assert lines[13] == "…" and lines[14].startswith(f"12. {isolated('Player 10')}: 8,900")
     assert "Bob" not in message.text  # no score in this group
@@ -135,7 +135,7 @@ async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, 
     api.add_group(GROUP, "\u202ebulC", admins={mallory.id})
     mallory_board = await mallory.open_board("/new 4", replies=1, chat_id=GROUP)
     ghost_board = await ghost.open_board("/new 4", replies=1, chat_id=GROUP)
-    assert "· Player 4321's game" in ghost_board.text
+    assert "· Player 4321’s game" in ghost_board.text
     for user, score in ((mallory, 2000), (ghost, 1000)):
         await put_board(
             bot.database, GROUP, user.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=score, moves=5
@@ -143,13 +143,13 @@ async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, 
     (best,) = await ghost.send("/best", chat_id=GROUP)
     assert "\u202e" not in best
     lines = best.split("\n")
-    assert lines[0] == f"Best in {isolated('bulC')}"
+    assert lines[0] == f"Top scores in {isolated('bulC')}"
     assert lines[3].startswith(f"1. {isolated('yrollam')}: 2,000")
     assert lines[4].startswith("2. Player 4321: 1,000")
     answer, _ = await ghost.tap(mallory_board, "⬅️", edit=False)
-    assert answer["text"] == f"This is {isolated('yrollam')}'s game. /new starts your own."
+    assert answer["text"] == f"This is {isolated('yrollam')}’s game. /new starts your own."
     answer, _ = await mallory.tap(ghost_board, "⬅️", edit=False)
-    assert answer["text"] == "This is Player 4321's game. /new starts your own."
+    assert answer["text"] == "This is Player 4321’s game. /new starts your own."
     welcome, _ = await ghost.send("/start", replies=2)
     assert welcome.startswith("Hi Player 4321!")
 
@@ -230,7 +230,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
         "editMessageText",
         chat_id=GROUP,
         message_id=card.message_id,
-        text=lambda text: "Final ranking" in text,
+        text=lambda text: "Final standings" in text,
         timeout=10,
     )
     assert final.time >= ends_at - 0.05
@@ -290,7 +290,7 @@ async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     final = await api.wait_request(
-        "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text, timeout=10
+        "editMessageText", chat_id=GROUP, text=lambda text: "Final standings" in text, timeout=10
     )
     text = final.params["text"]
     first, second, third = (
@@ -331,7 +331,7 @@ async def test_challenge_arguments_are_checked(api, bot, club):
     anna, _ = club
     for args in ("/challenge 9", "/challenge 8d", "/challenge 4 5 6"):
         (reply,) = await anna.send(args, chat_id=GROUP)
-        assert reply.startswith("Use /challenge")
+        assert reply.startswith("Start a challenge with /challenge")
     (reply,) = await anna.send("/challenge")
     assert "groups" in reply  # in private: explains where challenges happen
     for _ in range(3):
@@ -352,7 +352,55 @@ async def test_a_duration_is_accepted_in_any_unit_up_to_seven_days(api, bot, clu
         await store.close()
     assert len(ends) == 3 and all(abs(end - time.time() - 7 * 86400) < 60 for end in ends)
     (reply,) = await anna.send("/challenge 10081m", chat_id=GROUP)
-    assert reply.startswith("Use /challenge")
+    assert reply.startswith("Start a challenge with /challenge")
+
+
+def _utf16_slice(text: str, offset: int, length: int) -> str:
+    """The piece of `text` an entity marks: entities count UTF-16 code units."""
+    units = text.encode("utf-16-le")
+    return units[2 * offset : 2 * (offset + length)].decode("utf-16-le")
+
+
+@pytest.mark.no_flood_limits  # nine cards in three groups: the pace would only slow it down
+@pytest.mark.parametrize(
+    ("language", "local_forms"),
+    [
+        ("en", ["2h", "2 hours", "30 min"]),
+        ("nl", ["2u", "2 uur", "30 min"]),
+        ("de", ["2 Std", "2h", "30 Min"]),
+    ],
+)
+async def test_the_usage_reply_shows_local_examples_that_are_not_one_tap_away(
+    api, bot, language, local_forms
+):
+    group = -100900900
+    player = User(api, 909, "Sam", language)
+    api.add_group(group, "Usage", admins={player.id})
+    api.send_text(player.id, group, "/challenge 9")
+    sent = await api.wait_request("sendMessage", chat_id=group)
+    usage = api.stored_message(group, sent.result["message_id"])
+    code = [e for e in usage.entities if e["type"] == "code"]
+    commands = api.world.bot_commands_in(usage.text)
+    assert commands, "the usage reply names the command"
+    for command in commands:  # Telegram makes a /word tappable unless it is code
+        start, end = command["offset"], command["offset"] + command["length"]
+        assert any(e["offset"] <= start and end <= e["offset"] + e["length"] for e in code)
+    examples = [_utf16_slice(usage.text, e["offset"], e["length"]) for e in code]
+    examples = [example for example in examples if example != "/challenge"]
+    assert len(examples) == len(local_forms)
+    assert all(ex.endswith(" " + form) for ex, form in zip(examples, local_forms, strict=True))
+    for example in examples:  # each example, typed as shown, starts the challenge it promises
+        api.send_text(player.id, group, example)
+        card = await api.wait_request("sendMessage", chat_id=group, after=sent.index + 1)
+        assert card.params["text"].startswith("🏆 <b>")
+        sent = card
+    store = await open_storage(bot.database)
+    try:
+        started = await store.open_challenges(group)
+    finally:
+        await store.close()
+    lengths = sorted(round((c.ends_at - time.time()) / 60) for c in started)
+    assert lengths == [30, 120, 120]
 
 
 async def test_editing_a_challenge_command_creates_no_second_challenge(api, bot, club):
@@ -397,7 +445,7 @@ async def test_only_admins_change_the_group_language(api, bot, club):
         bot.database, GROUP, bob.id, [[8, 4, 0, 0]] + [[0] * 4] * 3, score=1200, moves=9
     )
     (best,) = await bob.send("/best", chat_id=GROUP)
-    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert best.startswith(f"Bestenliste: {isolated('2048 Club')}")
     assert f"1. {isolated('Bob')}: 1.200" in best
     api.send_text(anna.id, GROUP, "/challenge")
     card = await api.wait_request("sendMessage", chat_id=GROUP)
@@ -431,12 +479,12 @@ async def test_anonymous_admins_cannot_play_but_still_set_the_language(api, bot,
     anna, _ = club
     api.send_text(anna.id, GROUP, "/new 4", as_group=True)
     refusal = await api.wait_request("sendMessage", chat_id=GROUP)
-    assert refusal.params["text"].startswith("Anonymous admins can't play")
+    assert refusal.params["text"].startswith("Anonymous admins can’t play")
     assert await execute_sql(bot.database, "UPDATE games SET active = active") == 0
     assert await execute_sql(bot.database, "UPDATE players SET name = name") == 0
     api.send_text(anna.id, GROUP, "/language", as_group=True)
     menu = await api.wait_request("sendMessage", chat_id=GROUP, after=refusal.index + 1)
-    assert menu.params["text"] == "Choose your language:"
+    assert menu.params["text"] == "Choose the group’s language:"
 
 
 async def test_a_deleted_challenge_command_still_gets_its_card(api, bot, club):
@@ -523,7 +571,7 @@ async def test_an_upgraded_group_keeps_its_scores_language_and_challenge(api, bo
         api.stored_message(SUPER, card.result["message_id"])
     )
     (best,) = await bob.send("/best", chat_id=SUPER)
-    assert best.startswith(f"Die Besten in {isolated('2048 Club')}")
+    assert best.startswith(f"Bestenliste: {isolated('2048 Club')}")
     assert f"1. {isolated('Anna')}: 1.200" in best
     board = await anna.open_board("/new 5", replies=1, chat_id=SUPER)  # her old game ends
     assert "Punkte:" in board.text
@@ -565,9 +613,9 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     anna, bob = club
     await _challenge_with_bob(api, anna, bob, GROUP)
     (best,) = await anna.send("/best", chat_id=GROUP)
-    assert "Nobody has a score" not in best
+    assert "Nobody in this group has a score" not in best
     assert "Running challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
-    assert "“Play” on the challenge message, further up in this chat" in best  # no links here
+    assert "tap “Play” on the challenge message above" in best  # no links here
 
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
@@ -631,7 +679,7 @@ async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api,
         await asyncio.sleep(0.2)
     api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
     api.send_text(bob.id, SUPER, "/best")
-    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Best in" in t)
+    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Top scores in" in t)
     assert f"1. {isolated('Anna')}" in best.params["text"]
 
 

@@ -47,7 +47,7 @@ async def test_start_again_shows_the_same_game(api, bot):
     assert grid(again) == grid(first)
 
 
-@pytest.mark.parametrize(("label", "size"), [("Classic", 4), ("Large", 5), ("Expert", 6)])
+@pytest.mark.parametrize(("label", "size"), [("Classic", 4), ("Large", 5), ("Huge", 6)])
 async def test_new_game_menu_offers_each_size(api, bot, label, size):
     anna = User(api, 101, "Anna")
     await anna.send("/start", replies=2)
@@ -269,7 +269,7 @@ async def test_a_tap_on_a_replaced_games_board_leaves_the_new_game_alone(api, bo
     new_board = await anna.open_board("/new 4", replies=1)
     current = await stored_game(bot.database, 101, 101)
     answer, old_board = await anna.tap(old_board, "⬅️", edit=False)
-    assert answer["text"] == "This board is from a game that has ended."
+    assert answer["text"] == "This game has ended. Tap “My current game” to carry on."
     await api.wait_request("editMessageReplyMarkup", message_id=old_board.message_id)
     old_board = anna.api.stored_message(101, old_board.message_id)
     assert list(buttons(old_board)) == ["▶️ My current game"]

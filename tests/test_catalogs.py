@@ -9,6 +9,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from bot.presentation.i18n import LANGUAGES, catalog_path, resolve_language, translator
+from bot.presentation.texts import rules
 from tests.support.processes import ROOT
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -102,3 +103,19 @@ def test_dutch_and_german_are_really_translated():
 )
 def test_language_resolution(choice, telegram, expected):
     assert resolve_language(choice, telegram) == expected
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_rules_fit_one_telegram_message(language):
+    visible = TAG.sub("", rules(translator(language)))
+    assert len(visible.encode("utf-16-le")) // 2 <= 4096
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_texts_use_typographic_quotes_and_apostrophes(language):
+    """One style per catalog: ’ and “…” (nl ‘…’, de „…“), never the typewriter ' and "."""
+    for message in _catalog(language):
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings if message.id else ():
+            words = TAG.sub("", text)  # attribute quotes are markup, not text
+            assert "'" not in words and '"' not in words, f"{language}: {text!r}"

@@ -261,7 +261,7 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     )
     assert len(endings) == 1
     finals = api.find_requests(
-        "editMessageText", chat_id=GROUP, text=lambda t: "Final ranking" in t
+        "editMessageText", chat_id=GROUP, text=lambda t: "Final standings" in t
     )
     assert len(finals) == 1
 

@@ -120,7 +120,7 @@ def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     [
         ("en", "5 undos left", "1 undo left", "no undos left"),
         ("nl", "nog 5× terugnemen", "nog 1× terugnemen", "terugnemen kan niet meer"),
-        ("de", "noch 5× zurücknehmen", "noch 1× zurücknehmen", "kein Zurücknehmen mehr"),
+        ("de", "noch 5 Zugrücknahmen", "noch 1 Zugrücknahme", "keine Zugrücknahme mehr"),
     ],
 )
 def test_the_caption_counts_undos_and_says_when_none_are_left(language, five, one, none):

@@ -65,13 +65,13 @@ async def test_share_sends_a_card_of_the_game_then_resends_it_by_file_id(api, bo
     assert "Anna" in caption and "Classic 4×4" in caption
     link = button_data(api.stored_message(101, sent.result["message_id"]), "▶️")
     assert re.fullmatch(r"https://t\.me/play2048_bot\?start=d\d+_3_[a-z2-7]{8}", link)
-    # Inline mode is off for this bot: no 📤, and a word on how to switch it on.
+    # Inline mode is off for this bot: no 📤, and a word on how to share the picture anyway.
     assert not any(
         label.startswith("📤")
         for label in buttons(api.stored_message(101, sent.result["message_id"]))
     )
     explained = await api.wait_request("sendMessage", chat_id=101)
-    assert "/setinline" in explained.params["text"]
+    assert "forward it to any chat" in explained.params["text"]
 
     api.send_text(101, 101, "/share")
     again = await api.wait_request("sendPhoto", chat_id=101)
@@ -178,7 +178,7 @@ async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_
     (own,) = await anna.send(f"/start {payload}")
     assert "your own game" in own
     (broken,) = await anna.send(f"/start {payload[:-1]}x")
-    assert "doesn't work" in broken
+    assert "doesn’t work" in broken
 
     # After ⬅️ the one empty cell is boxed in by 16 and 32: over whether a 2 or a 4 comes.
     lost = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 32], [4, 2, 8, 8]]
@@ -194,6 +194,8 @@ async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_
         "sendMessage", chat_id=101, text=lambda t: "Ben" in t, **result
     )
     assert "32" in to_ben.params["text"] and str(annas.score) in to_anna.params["text"]
+    # Each reads the other's name and is "you" themselves.
+    assert "Ben" not in to_ben.params["text"] and "Anna" not in to_anna.params["text"]
 
 
 async def test_inline_results_for_someone_who_never_started_the_bot(inline_api, inline_bot):

@@ -60,8 +60,10 @@ async def challenge(update: Update, context: BotContext) -> None:
             context,
             update,
             t._(
-                "Use /challenge [4|5|6] [duration], for example /challenge 5 2h. The duration "
-                "can be 1m to 7d (m = minutes, h = hours, d = days)."
+                "Start a challenge with <code>/challenge</code>, a board size (4, 5 or 6) and "
+                "how long it runs, from 1 minute to 7 days. For example: <code>/challenge 5 "
+                "2h</code>, <code>/challenge 6 2 hours</code> or <code>/challenge 30 min</code>. "
+                "Without a size or a duration, it runs on 4×4 for 24 hours."
             ),
         )
         return

@@ -90,7 +90,11 @@ async def language(update: Update, context: BotContext) -> None:
     if aud.in_group and not await groups.speaks_for_group(update, context):
         reply(context, update, aud.post._("Only the group's admins can change its language."))
         return
-    reply(context, update, aud.post._("Choose your language:"), reply_markup=render.language_menu())
+    if aud.in_group:
+        prompt = aud.post._("Choose the group's language:")
+    else:
+        prompt = aud.post._("Choose your language:")
+    reply(context, update, prompt, reply_markup=render.language_menu())
 
 
 async def view(update: Update, context: BotContext) -> None:

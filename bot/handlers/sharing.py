@@ -295,7 +295,7 @@ async def _tell(
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
-    text = texts.duel_result(t, me, mine, them, theirs, result.entry.game.size)
+    text = texts.duel_result(t, mine, them, theirs, result.entry.game.size)
     bot = context.bot
 
     async def send() -> None:

@@ -47,7 +47,7 @@ def size_name(t: Translator, size: int) -> str:
     names = {
         4: t._("Classic 4×4"),
         5: t._("Large 5×5"),
-        6: t._("Expert 6×6"),
+        6: t._("Huge 6×6"),
     }
     return names[size]
 

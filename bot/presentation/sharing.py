@@ -58,11 +58,7 @@ def replay_caption(t: Translator, owner: Player, game: engine.Game) -> str:
 
 
 def inline_off(t: Translator) -> str:
-    return t._(
-        "To send your card to any chat with 📤, this bot's inline mode must be on. Whoever "
-        "runs the bot can switch it on at @BotFather with /setinline. Until then, forward "
-        "the card."
-    )
+    return t._("To share this picture, forward it to any chat.")
 
 
 def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
@@ -75,12 +71,9 @@ def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
     )
 
 
-def duel_result(
-    t: Translator, you: Player, your_score: int, rival: Player, rival_score: int, size: int
-) -> str:
-    """The comparison, for either player; `you` is the reader."""
+def duel_result(t: Translator, your_score: int, rival: Player, rival_score: int, size: int) -> str:
+    """The comparison, for either player: the reader is "you", the other one has a name."""
     values = {
-        "you": player_name(t, you.name, you.user_id),
         "rival": player_name(t, rival.name, rival.user_id),
         "your_score": t.number(your_score),
         "rival_score": t.number(rival_score),
@@ -92,5 +85,5 @@ def duel_result(
         verdict = t._("{rival} wins this one.", rival=values["rival"])
     else:
         verdict = t._("A draw!")
-    figures = t._("Same game on {size}: {you} {your_score}, {rival} {rival_score}.", **values)
+    figures = t._("Same game on {size}: you {your_score}, {rival} {rival_score}.", **values)
     return figures + " " + verdict

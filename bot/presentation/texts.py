@@ -21,31 +21,48 @@ def rules(t: Translator) -> str:
         [
             t._("<b>How to play 2048</b>"),
             t._(
-                "<b>Goal.</b> Merge tiles until one of them shows 2048. After that you may keep "
-                "going for 4096, 8192 and a higher score. There is no time limit and no move "
-                "limit."
+                "In short: tap an arrow to slide every tile, merge equal tiles and build a 2048 "
+                "tile."
             ),
             t._(
-                "<b>Board.</b> Classic is 4×4, Large 5×5 and Expert 6×6. A game starts with two "
-                "tiles. Every new tile, those first two included, is a 2 nine times out of ten "
-                "and a 4 otherwise, and lands on a random empty cell."
+                "<b>Goal.</b> Merge tiles until one of them shows 2048. After that, you can keep "
+                "going for 4096, 8192 and beyond. A game has no time limit and no move limit; "
+                "only a group challenge ends at a set time."
+            ),
+            t._(
+                "<b>Board.</b> Classic is 4×4, Large 5×5 and Huge 6×6. Bigger boards leave more "
+                "room, so they're more forgiving. Each game starts with two tiles. Every new "
+                "tile, including those two, lands on a random empty cell: nine times out of ten "
+                "it's a 2, otherwise a 4."
             ),
             t._(
                 "<b>Moving.</b> Tap an arrow: every tile slides as far as it can that way, all "
-                "at once, and stops at the edge or against another tile. After every valid move "
+                "at once, and stops at the edge or against another tile. After every valid move, "
                 "exactly one new tile appears. If nothing can slide or merge that way, nothing "
-                "happens: no tile appears and the move does not count."
+                "happens: no tile appears and the move doesn't count."
             ),
             t._(
-                "<b>Merging.</b> Two equal tiles that run into each other become one tile worth "
-                "their sum; different numbers never merge. A tile merges only once per move, so "
-                "4 4 4 4 to the left becomes 8 8, not 16. Pairs are formed starting at the side "
-                "you move toward: 4 4 4 to the left gives 8 4, to the right 4 8. Gaps do not "
-                "matter: 16 · · 16 to the left gives 32."
+                "<b>Merging.</b> Only tiles that meet while sliding merge: two equal tiles that "
+                "run into each other become one tile worth their sum, and different numbers "
+                "never merge. Two equal tiles already side by side merge only when a move pushes "
+                "them together: two 2s side by side in a row merge when you move left or right, "
+                "not up or down. A tile merges only once per move, so 4 4 4 4 to the left becomes "
+                "8 8, not 16. "
+                "Pairs form first at the side you move towards: 4 4 4 to the left gives 8 4, to "
+                "the right 4 8. Empty cells in between don't matter: 16 · · 16 to the left gives "
+                "32 · · ·. A different tile in between does: 16 8 16 doesn't merge."
             ),
             t._(
-                "<b>Score.</b> Every merge adds the value of the new tile: two 256s make a 512 "
-                "and score 512 points. Sliding without merging scores nothing."
+                "<b>Score.</b> Your score starts at 0. Every merge adds the value of the new "
+                "tile: two 256s make a 512 and score 512 points. Sliding without merging scores "
+                "nothing."
+            ),
+            t._(
+                "<b>Saving and the clock.</b> Your game is saved after every move, so you can "
+                "stop any time and pick it up later. A clock measures your playing time for your "
+                "records. It counts only time spent playing: a break between two moves adds one "
+                "minute at most. /best shows your best score for each board size and your other "
+                "records."
             ),
             t._(
                 "<b>Winning.</b> Your first 2048 tile wins the game, whatever the board size. "
@@ -55,20 +72,29 @@ def rules(t: Translator) -> str:
             ),
             t._(
                 "<b>Game over.</b> The game ends only when the board is full and no two "
-                "neighbouring tiles in a row or column are equal. Diagonal neighbours do not "
+                "neighbouring tiles in a row or column are equal. Diagonal neighbours don't "
                 "count."
             ),
             t._(
                 "<b>Undo.</b> You get five undos per game, one after another if you like, even "
                 "after game over. Each undo puts the board, the score and the move count back "
-                "as they were before your last move, so the tile that move brought disappears "
-                "too. Play the same move again and the same tile comes back: you can't use undo "
-                "to fish for a better tile."
+                "as they were before your last move, so the new tile from that move disappears "
+                "too. Points lost to an undo count nowhere: not in your best score, not in "
+                "your records, not in a challenge. Play the same move again and the same tile "
+                "comes back: you can't use undo to fish for a better tile."
             ),
             t._(
-                "<b>Saved.</b> Your game is saved after every move, so you can stop at any time "
-                "and carry on later; the clock counts a pause as one minute at most. /best shows "
-                "your best score per board size and your records."
+                "<b>Hints.</b> Tap 💡 Hint and I'll suggest a move: its arrow gets a 💡. Hints "
+                "are unlimited, but your /best records count them. They're off in challenges."
+            ),
+            t._(
+                "<b>Emoji or numbers.</b> Each emoji on the board stands for a number, and the "
+                "key under the board tells you which. Prefer numbers? /view switches between "
+                "emoji and numbers."
+            ),
+            t._(
+                "<b>Challenges.</b> In a group challenge, everyone gets the same tiles and plays "
+                "until the time runs out. Your score then counts as it stands."
             ),
         ]
     )

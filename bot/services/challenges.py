@@ -24,7 +24,16 @@ DEFAULT_DURATION = 24 * 3600
 MIN_DURATION = 60
 MAX_DURATION = 7 * 24 * 3600
 MAX_OPEN_PER_GROUP = 3  # keeps card edits within a group's message budget
-_UNITS = {"m": 60, "h": 3600, "d": 86400}
+# Units as players type them in English, Dutch and German; every language accepts all of them.
+_UNIT_SECONDS = {
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "minuut", "minuten"), 60),
+    **dict.fromkeys(
+        ("h", "hr", "hrs", "hour", "hours", "u", "uur", "uren", "std", "stunde", "stunden"), 3600
+    ),
+    **dict.fromkeys(("d", "day", "days", "dag", "dagen", "tag", "tage", "tagen"), 86400),
+}
+# A duration ("2h", "2 uur", "30 Min.") or any other word; matched on the lowercased arguments.
+_ARGUMENT = re.compile(r"(?P<amount>\d{1,9}) ?(?P<unit>[^\W\d_]+)\.?(?=\s|$)|(?P<word>\S+)")
 _PAYLOAD = re.compile(r"c([1-9]\d{0,14})_([A-Za-z0-9]{8})")
 
 
@@ -33,20 +42,28 @@ class ChallengeArgsError(ValueError):
 
 
 def parse_challenge_args(args: list[str]) -> tuple[int, int]:
-    """`/challenge`, `/challenge 5`, `/challenge 2h`, `/challenge 6 3d` → (size, seconds)."""
-    size, duration = engine.SIZES[0], DEFAULT_DURATION
-    if len(args) > 2:
-        raise ChallengeArgsError("too many arguments")
-    for word in (w.lower() for w in args):
-        if (chosen := parse_size(word)) is not None:
-            size = chosen
-        elif match := re.fullmatch(r"(\d{1,9})([mhd])", word):
-            duration = int(match.group(1)) * _UNITS[match.group(2)]
-            if not MIN_DURATION <= duration <= MAX_DURATION:
-                raise ChallengeArgsError("duration out of range")
+    """`/challenge`, `/challenge 5`, `/challenge 2 uur`, `/challenge 6 30 Min` → (size, seconds).
+
+    Telegram splits "2 uur" into two arguments, so the words are read as one line: a number
+    directly followed by a unit is a duration, whatever the language of the chat.
+    """
+    sizes: list[int] = []
+    durations: list[int] = []
+    for match in _ARGUMENT.finditer(" ".join(args).lower()):
+        if match["word"] is not None:
+            if (size := parse_size(match["word"])) is None:
+                raise ChallengeArgsError(f"not a size or duration: {match['word']!r}")
+            sizes.append(size)
+        elif (unit := _UNIT_SECONDS.get(match["unit"])) is not None:
+            durations.append(int(match["amount"]) * unit)
         else:
-            raise ChallengeArgsError(f"not a size or duration: {word!r}")
-    return size, duration
+            raise ChallengeArgsError(f"not a unit of time: {match['unit']!r}")
+    if len(sizes) > 1 or len(durations) > 1:
+        raise ChallengeArgsError("more than one size or duration")
+    duration = durations[0] if durations else DEFAULT_DURATION
+    if not MIN_DURATION <= duration <= MAX_DURATION:
+        raise ChallengeArgsError("duration out of range")
+    return (sizes[0] if sizes else engine.SIZES[0]), duration
 
 
 def payload(challenge: Challenge) -> str:
