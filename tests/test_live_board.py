@@ -1,0 +1,51 @@
+"""One live board per game: the board a player sees last always shows the game as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.presentation.render import tile_emoji
+from tests.support.boards import button_data, buttons, grid, shown_moves
+from tests.support.databases import put_board
+from tests.support.harness import User
+
+pytestmark = pytest.mark.usefixtures("no_errors_logged")
+
+MERGE_LEFT = [[2, 2, 0, 0], [0] * 4, [0] * 4, [0] * 4]
+
+
+async def test_a_newer_board_takes_the_buttons_off_the_older_one(api, bot):
+    anna = User(api, 101, "Anna")
+    old = await anna.open_board()
+    new = await anna.open_board()
+    assert new.message_id != old.message_id
+    await api.wait_request("editMessageReplyMarkup", message_id=old.message_id)
+    assert buttons(api.stored_message(101, old.message_id)) == {}
+    assert "⬅️" in buttons(api.stored_message(101, new.message_id))
+
+
+async def test_a_tap_on_an_older_board_moves_the_game_on_its_newest_board(api, bot):
+    anna = User(api, 101, "Anna")
+    old = await anna.open_board()
+    left = button_data(old, "⬅️")
+    await put_board(bot.database, 101, 101, MERGE_LEFT)
+    new = await anna.open_board()
+    await api.wait_request("editMessageReplyMarkup", message_id=old.message_id)
+    # A client that has not refetched the old message still shows its arrows, and sends the tap.
+    query = api.tap(101, 101, old.message_id, left, strict=False)
+    answer = await api.wait_answer(query)
+    assert answer["text"] == "Your game goes on in its newest board, further down."
+    await api.wait_request("editMessageText", message_id=new.message_id)
+    newest = api.stored_message(101, new.message_id)
+    assert shown_moves(newest.text) == 1
+    assert grid(newest)[0].startswith(tile_emoji(4))
+    assert "⬅️" in buttons(newest)
+
+
+async def test_view_posts_the_only_live_board(api, bot):
+    anna = User(api, 101, "Anna")
+    old = await anna.open_board()
+    new = await anna.open_board("/view")
+    await api.wait_request("editMessageReplyMarkup", message_id=old.message_id)
+    assert buttons(api.stored_message(101, old.message_id)) == {}
+    assert "<pre>" in new.html and "⬅️" in buttons(new)
