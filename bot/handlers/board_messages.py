@@ -41,6 +41,7 @@ async def board_message(
         hint=stored.hint,
         hints_on=stored.challenge_id is None,
         share=share,
+        view=view,
     )
     return text, keyboard
 

@@ -60,6 +60,9 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if tap.action == "hint":
         await _hint(update, context, tap.game_id)
         return
+    if tap.action == "view":
+        await _switch_view(update, context, tap.game_id)
+        return
     services, aud = context.services, context.audience
     if not services.throttle.allow(query.from_user.id):
         await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
@@ -131,6 +134,28 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     newer = _newer_board(context, saved, message.message_id)
     board_id = newer if newer is not None else message.message_id
     request_redraw(context, saved, board_id, aud.post, aud.player.view)
+
+
+async def _switch_view(update: Update, context: BotContext, game_id: int) -> None:
+    """The d-pad's centre: the owner's boards in this chat switch between emoji and numbers."""
+    query = _query(update)
+    message = query.message
+    assert message is not None
+    services, aud = context.services, context.audience
+    owned = await services.games.own_game(message.chat.id, query.from_user.id, game_id)
+    if owned.status is not TapStatus.APPLIED or owned.stored is None:
+        await _answer_tap(update, context, owned, aud)
+        return
+    view = await services.players.set_view(
+        aud.chat_id,
+        query.from_user.id,
+        render.other_view(aud.player.view),
+        delivery_key(update),
+    )
+    await answer(query, render.view_notice(aud.own, view))
+    newer = _newer_board(context, owned.stored, message.message_id)
+    board_id = newer if newer is not None else message.message_id
+    request_redraw(context, owned.stored, board_id, aud.post, view)
 
 
 async def _answer_tap(

@@ -100,12 +100,11 @@ async def view(update: Update, context: BotContext) -> None:
     new_view = await services.players.set_view(
         aud.chat_id,
         _user_id(update),
-        "numbers" if aud.player.view == "emoji" else "emoji",
+        render.other_view(aud.player.view),
         delivery_key(update),
     )
     t = aud.post
-    notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
-    reply(context, update, notice + " " + t._("/view switches back."))
+    reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
     send_board(context, update, stored, t, new_view)
 

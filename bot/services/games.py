@@ -252,12 +252,18 @@ class GameService:
             turn.outcome,
         )
 
-    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
-        """SEARCH with the position to think about, or why there is nothing to hint."""
+    async def own_game(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
+        """APPLIED with the game when this player may play it from this chat, else why not."""
         stored = await self.storage.game(game_id)
         refusal = self._refusal(stored, chat_id, user_id, self._clock())
-        if refusal is not None:
-            return refusal
+        return refusal or TapResult(TapStatus.APPLIED, stored)
+
+    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
+        """SEARCH with the position to think about, or why there is nothing to hint."""
+        owned = await self.own_game(chat_id, user_id, game_id)
+        if owned.status is not TapStatus.APPLIED:
+            return owned
+        stored = owned.stored
         assert stored is not None
         if stored.challenge_id is not None:
             return TapResult(TapStatus.HINTS_OFF, stored)
