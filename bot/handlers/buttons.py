@@ -115,7 +115,10 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
         return
     assert position.stored is not None
     searched = position.stored
-    direction = await services.hints.suggest(searched.game.board, searched.game.size)
+    # The hint already on the board is the answer for this position: no second search.
+    direction = searched.hint or await services.hints.suggest(
+        searched.game.board, searched.game.size
+    )
     if direction is None:
         await answer(query, t._("No moves left, so I have no hint."))
         return

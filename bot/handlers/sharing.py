@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from telegram import (
     InlineQueryResultCachedPhoto,
@@ -169,6 +170,11 @@ async def _send_replay(
     assert stored.actions is not None
     actions = stored.actions
     figures = await _figures(context, stored)
+    # Each frame's BEST is the best as of that frame: the player's other games, then this
+    # one as it stood (frames draw the larger of the two), never this game's final score.
+    storage = context.services.storage
+    others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
+    figures = replace(figures, best=others)
     workers = context.services.workers
     caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 

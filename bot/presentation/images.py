@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -276,6 +276,7 @@ def replay_mp4(t: Translator, seed: int, actions: str, final: CardFigures) -> by
 
     Frames between the opening and the end show the board, score and moves of each state;
     the game is rebuilt from its seed and actions, so nothing but the log is needed.
+    `final.best` is the best before this game: each frame shows the best as of that frame.
     """
     plan = replay_plan(len(actions))
     wanted = set(plan.states)
@@ -297,7 +298,7 @@ def replay_mp4(t: Translator, seed: int, actions: str, final: CardFigures) -> by
         for index, game in enumerate(engine.replay_steps(final.size, seed, actions)):
             if index in wanted:
                 encode(_composed_frame(t, _step_figures(game, final)))
-        card = _planes(card_image(t, final))
+        card = _planes(card_image(t, replace(final, best=max(final.best, final.score))))
         for _ in range(plan.hold_frames):
             encode(_video_frame(card))
         container.mux(stream.encode(None))

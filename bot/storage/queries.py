@@ -85,7 +85,6 @@ class Storage(ABC):
     shared = False
     # The two-argument scalar max and min: SQLite's max()/min(), PostgreSQL's GREATEST/LEAST.
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
-    _GREATEST = "max"
     _LEAST = "min"
     # How the schema's migration steps are spelled for this backend's database.
     _dialect: ClassVar[Dialect]
@@ -346,6 +345,14 @@ class Storage(ABC):
         )
         return 0 if row is None else row[0]
 
+    async def best_of_others(self, user_id: int, size: int, game_id: int) -> int:
+        """The player's best score on this size in their games other than `game_id`."""
+        row = await self._fetchrow(
+            "SELECT coalesce(max(score), 0) FROM games WHERE owner_id = ? AND size = ? AND id <> ?",
+            (user_id, size, game_id),
+        )
+        return 0 if row is None else row[0]
+
     async def add_to_records(
         self,
         user_id: int,
@@ -355,17 +362,24 @@ class Storage(ABC):
         new_win: bool,
         won_now: engine.Win | None,
     ) -> None:
-        """Fold one game's progress into the player's records for that board size."""
-        most, least = self._GREATEST, self._LEAST
+        """Fold one game's progress into the player's records for that board size.
+
+        Call it after the game is saved: the best score and the highest tile are those of the
+        player's games as their boards hold them now, so points an undo took back count
+        nowhere, here as on every leaderboard.
+        """
+        least = self._LEAST
+        best = "SELECT coalesce(max({column}), 0) FROM games WHERE owner_id = ? AND size = ?"
         await self._execute(
             f"""INSERT INTO records (user_id, size, best_score, games_played, games_won,
                    highest_tile, fewest_moves_to_win, fastest_win_seconds)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+               VALUES (?, ?, ({best.format(column="score")}), ?, ?,
+                   ({best.format(column="highest")}), ?, ?)
                ON CONFLICT (user_id, size) DO UPDATE SET
-                   best_score = {most}(records.best_score, excluded.best_score),
+                   best_score = excluded.best_score,
                    games_played = records.games_played + excluded.games_played,
                    games_won = records.games_won + excluded.games_won,
-                   highest_tile = {most}(records.highest_tile, excluded.highest_tile),
+                   highest_tile = excluded.highest_tile,
                    fewest_moves_to_win = coalesce(
                        {least}(records.fewest_moves_to_win, excluded.fewest_moves_to_win),
                        records.fewest_moves_to_win, excluded.fewest_moves_to_win),
@@ -375,10 +389,12 @@ class Storage(ABC):
             (
                 user_id,
                 game.size,
-                game.score,
+                user_id,
+                game.size,
                 int(new_play),
                 int(new_win),
-                game.highest,
+                user_id,
+                game.size,
                 won_now.moves if won_now else None,
                 won_now.play_seconds if won_now else None,
             ),
