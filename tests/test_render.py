@@ -160,7 +160,8 @@ SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
         ("nl", "nl", SUMMER, "1 jul om 14:00 CEST"),
         ("de", "de", SUMMER, "1. Juli um 14:00 Uhr MESZ"),
         # A reader from another language sees the group's clock, in their own words.
-        ("en", "de", WINTER, "Nov 30 at 01:53 GMT+01:00"),
+        ("en", "de", WINTER, "Nov 30 at 01:53 CET"),
+        ("en", "nl", SUMMER, "Jul 1 at 14:00 CEST"),
         ("de", "en", WINTER, "30. Nov. um 00:53 Uhr UTC"),
     ],
 )

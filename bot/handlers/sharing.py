@@ -27,7 +27,7 @@ from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
-from bot.presentation.i18n import Translator, translator
+from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
 from bot.services.sharing import DuelResult, DuelStatus, duel_payload
@@ -297,7 +297,7 @@ async def _tell(
 ) -> None:
     players = context.services.players
     me, them = await players.player(reader), await players.player(other)
-    t = translator(me.language or "")
+    t = translator(player_language(me))
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
