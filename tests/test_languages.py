@@ -1,5 +1,5 @@
-"""Your language everywhere: what the bot sends outside an update is in the reader's language
-too, by the same rule as its replies, and one moment reads the same on every clock line."""
+"""Your language everywhere: one moment reads the same on every clock line, its zone named as
+each language writes it. (Duel results, sent outside an update: tests/test_duels.py.)"""
 
 from __future__ import annotations
 
@@ -7,49 +7,12 @@ import re
 
 import pytest
 
-from bot.models import Player
-from bot.presentation.i18n import translator
-from bot.presentation.sharing import duel_result
-from bot.services.sharing import duel_payload
-from bot.storage import open_storage
-from tests.support.boards import buttons, moving_code
-from tests.support.databases import put_board, stored_game
+from tests.support.boards import buttons
 from tests.support.harness import User
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
-ARROW = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 GROUP = -100500600
-
-
-async def test_a_duel_result_reaches_each_player_in_their_telegram_language(api, bot):
-    """Neither player ever chose a language: each reads their Telegram app's, as in replies."""
-    anna = User(api, 101, "Anna", "de")
-    daan = User(api, 202, "Daan", "nl-BE")
-    board = await anna.open_board()
-    for _ in range(3):
-        code = moving_code(await stored_game(bot.database, 101, 101))
-        _, board = await anna.tap(board, ARROW[code])
-    store = await open_storage(bot.database)
-    try:
-        annas = await store.active_game(101, 101)
-    finally:
-        await store.close()
-    assert annas is not None
-
-    await daan.send(f"/start {duel_payload(annas)}", replies=2)
-    # After ⬅️ the one empty cell is boxed in by 16 and 32: over whether a 2 or a 4 comes.
-    lost = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 32], [4, 2, 8, 8]]
-    await put_board(bot.database, 202, 202, lost, score=16)
-    before = api.mark()
-    await daan.tap(daan.board(), "⬅️")
-    to_daan = await api.wait_request("sendMessage", chat_id=202, after=before, timeout=10)
-    to_anna = await api.wait_request("sendMessage", chat_id=101, after=before, timeout=10)
-    daans = await stored_game(bot.database, 202, 202)
-    a, d = Player(101, "Anna"), Player(202, "Daan")
-    score, size = annas.game.score, annas.game.size
-    assert to_daan.params["text"] == duel_result(translator("nl"), d, daans.score, a, score, size)
-    assert to_anna.params["text"] == duel_result(translator("de"), a, score, d, daans.score, size)
 
 
 def _zone(text: str) -> str:

@@ -33,7 +33,13 @@ async def board_message(
     challenge = None
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
-    text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
+    rival = None
+    target = await services.sharing.duel_target(stored)
+    if target is not None:
+        rival = (await storage.player(target[0]), target[1].score)
+    text = render.board_text(
+        t, stored.game, best=best, view=view, owner=owner, challenge=challenge, rival=rival
+    )
     keyboard = render.board_keyboard(
         t,
         stored.id,

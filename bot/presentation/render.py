@@ -109,10 +109,12 @@ def board_text(
     view: str = "emoji",
     owner: Player | None = None,
     challenge: Challenge | None = None,
+    rival: tuple[Player, int] | None = None,
 ) -> str:
     """The board message: title, grid, legend, score lines and a banner for win or game over.
 
-    `owner` names whose board it is (in a group); `challenge` the group it was played for.
+    `owner` names whose board it is (in a group); `challenge` the group it was played for;
+    `rival` the player a duel races and the score to beat.
     """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner is not None:
@@ -120,6 +122,14 @@ def board_text(
     if challenge is not None:
         group = group_name(t, challenge.chat_title, challenge.chat_id)
         title = "🏆 " + title + " · " + t._("challenge in {title}", title=group)
+    if rival is not None:
+        name = player_name(t, rival[0].name, rival[0].user_id)
+        title = (
+            "⚔️ "
+            + title
+            + " · "
+            + t._("vs {name} · {score} to beat", name=name, score=t.number(rival[1]))
+        )
     parts = [title, ""]
     if view == "numbers":
         parts.append(number_grid(game))
