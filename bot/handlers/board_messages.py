@@ -48,6 +48,7 @@ async def board_message(
         hints_on=stored.challenge_id is None,
         share=share,
         view=view,
+        ended=challenge is not None and challenge.finished,
     )
     return text, keyboard
 

@@ -146,6 +146,8 @@ def board_text(
     )
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = _banner(t, game)
+    if challenge is not None and challenge.finished:
+        banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
     if banner:
         parts.extend(["", banner])
     return "\n".join(parts)
@@ -198,11 +200,13 @@ def board_keyboard(
     hints_on: bool = True,
     share: bool = False,
     view: str = "emoji",
+    ended: bool = False,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
     Won and finished boards get a 📤 in a row of its own when the bot's inline mode is on
-    (`share`): it opens Telegram's chat picker to show the game off anywhere.
+    (`share`): it opens Telegram's chat picker to show the game off anywhere. A challenge
+    entry whose challenge has `ended` takes no move any more: it offers a new game only.
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
     The undo button carries no count: the caption above says how many are left, and "Zug
@@ -212,6 +216,8 @@ def board_keyboard(
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
     undo = _button("↩️ " + t._("Undo"), callbacks.game_tap(game_id, "undo"))
     extra = [[share_button(t)]] if share else []
+    if ended:
+        return InlineKeyboardMarkup([[new], *extra])
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new], *extra])

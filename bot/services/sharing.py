@@ -86,9 +86,12 @@ class SharingService:
         self._targets: TTLCache[tuple[int, int], tuple[int, engine.Game] | None] = recent_cache()
 
     async def subject(self, chat_id: int, user_id: int) -> StoredGame | None:
-        """The game to share or replay here: the running one, else the latest one."""
+        """The game to share or replay here: the running one, else the latest one played here
+        (in a group, its challenges' entries too), else the latest one played anywhere."""
         current = await self.storage.active_game(chat_id, user_id)
-        return current or await self.storage.latest_game(chat_id, user_id)
+        if current is not None and current.game.moves > 0:
+            return current
+        return await self.storage.latest_game(chat_id, user_id) or current
 
     async def latest_anywhere(self, user_id: int) -> StoredGame | None:
         """For inline mode, which has no chat of the bot's: the private chat's game."""

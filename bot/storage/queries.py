@@ -290,11 +290,14 @@ class Storage(ABC):
         )
 
     async def latest_game(self, chat_id: int, owner_id: int) -> StoredGame | None:
-        """The player's most recently played game in this chat, challenge entries included."""
+        """The player's most recently played game with a move: in this chat if there is one
+        (a group's challenge entries count as the group's), else anywhere."""
         row = await self._fetchrow(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND owner_id = ? "
-            "ORDER BY updated_at DESC, id DESC LIMIT 1",
-            (chat_id, owner_id),
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE owner_id = ? AND moves > 0 "
+            "ORDER BY CASE WHEN chat_id = ? OR challenge_id IN "
+            "(SELECT id FROM challenges WHERE chat_id = ?) THEN 0 ELSE 1 END, "
+            "updated_at DESC, id DESC LIMIT 1",
+            (owner_id, chat_id, chat_id),
         )
         return None if row is None else _game_from_row(row)
 
@@ -569,6 +572,14 @@ class Storage(ABC):
             (challenge_id, owner_id),
         )
         return None if row is None else _game_from_row(row)
+
+    async def challenge_entries(self, challenge_id: int) -> list[StoredGame]:
+        """Every player's game in the challenge, each in their private chat."""
+        rows = await self._fetchall(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE challenge_id = ? ORDER BY id",
+            (challenge_id,),
+        )
+        return [_game_from_row(row) for row in rows]
 
     async def challenge_standings(
         self, challenge_id: int, limit: int, asker: int | None = None
