@@ -37,6 +37,7 @@ HEIGHT = HEADER + BOARD + FOOTER
 
 BACKGROUND = (0xFA, 0xF8, 0xEF)
 BOARD_COLOUR = (0xBB, 0xAD, 0xA0)
+SUPERSAMPLE = 4  # how much larger smooth shapes are drawn before being scaled down
 EMPTY_COLOUR = (0xCD, 0xC1, 0xB4)
 DARK_TEXT = (0x77, 0x6E, 0x65)
 LIGHT_TEXT = (0xF9, 0xF6, 0xF2)
@@ -171,7 +172,22 @@ def _frame_base(t: Translator, size: int) -> Image.Image:
 Origin = tuple[int, int]
 
 
-def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, value: str) -> int:
+def _smooth_rounded_box(
+    image: Image.Image, box: tuple[int, int, int, int], radius: int, fill: tuple[int, int, int]
+) -> None:
+    """A rounded rectangle with smooth corners: its shape is drawn SUPERSAMPLE times larger
+    as a mask and scaled down, so the corners blend into the background instead of
+    stepping (Pillow draws shapes without anti-aliasing)."""
+    left, top, right, bottom = box
+    size = (right - left + 1, bottom - top + 1)
+    mask = Image.new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), 0)
+    ImageDraw.Draw(mask).rounded_rectangle(
+        (0, 0, mask.width - 1, mask.height - 1), radius=radius * SUPERSAMPLE, fill=255
+    )
+    image.paste(fill, (left, top, right + 1, bottom + 1), mask.resize(size, Image.Resampling.BOX))
+
+
+def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str) -> int:
     """A figure box (label above, number below) ending at `right`; returns its left edge.
 
     `origin` is where the image drawn on sits on the card: a replay frame redraws only
@@ -180,7 +196,8 @@ def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, valu
     x, y = origin
     width = min(BOX_MAX, max(110, round(font(30).getlength(value)) + 30))
     left = right - width
-    draw.rounded_rectangle((left - x, 22 - y, right - x, 92 - y), radius=6, fill=BOARD_COLOUR)
+    _smooth_rounded_box(image, (left - x, 22 - y, right - x, 92 - y), 6, BOARD_COLOUR)
+    draw = ImageDraw.Draw(image)
     middle = (left + right) / 2 - x
     label_font = _fitting_font(label, 16, width - 12)
     draw.text((middle, 40 - y), label, font=label_font, fill=BOX_LABEL, anchor="mm")
@@ -190,9 +207,8 @@ def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, valu
 
 
 def _draw_boxes(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
-    draw = ImageDraw.Draw(image)
-    best_left = _box(draw, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
-    _box(draw, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
+    best_left = _box(image, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
+    _box(image, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
 
 
 def _draw_footer(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
@@ -383,7 +399,7 @@ def _step_figures(game: engine.Game, final: CardFigures) -> CardFigures:
 
 # Bump when a picture would come out differently for the same figures: the file ids of
 # pictures already sent are looked up by these keys, and must not show the old drawing.
-DRAWING_VERSION = 1
+DRAWING_VERSION = 2
 
 
 def card_key(t: Translator, figures: CardFigures) -> str:
