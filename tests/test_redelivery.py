@@ -196,6 +196,7 @@ async def test_updates_delivered_again_after_a_lost_answer_apply_once(api, datab
         api.lose_webhook_answers()
         api.send_text(anna.id, anna.id, "/new 6")
         await delivered_twice(api, api.pending_updates[-1]["update_id"])
+
         # Replies go out in the chat's turn, after the update is answered.
         def boards() -> list[dict]:
             return [m for m in api.messages(anna.id) if m.get("text", "").startswith("2048 ·")]
