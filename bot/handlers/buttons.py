@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
 import engine
 from bot.handlers import challenges, groups, sharing
@@ -71,7 +71,7 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
     )
     applied = result.stored if result.status is TapStatus.APPLIED else None
-    newer = _newer_board(context, applied, message.message_id)
+    newer = _newer_board(context, applied, message)
     if result.changed and result.stored is not None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         board_id = newer if newer is not None else message.message_id
@@ -84,15 +84,18 @@ async def on_game_button(update: Update, context: BotContext) -> None:
             await sharing.duel_over(context, result.stored)
 
 
-def _newer_board(context: BotContext, stored: StoredGame | None, tapped: int) -> int | None:
+def _newer_board(
+    context: BotContext, stored: StoredGame | None, tapped: MaybeInaccessibleMessage
+) -> int | None:
     """The game's newest board when the tap came from an older one, whose buttons then go.
 
     The tap still counts, and it is the newest board that shows it: that is the one the
     player sees last in the chat.
     """
-    if stored is None or stored.message_id is None or stored.message_id == tapped:
+    if stored is None or stored.message_id is None or stored.message_id == tapped.message_id:
         return None
-    retire_board(context.bot, context.services, stored.chat_id, tapped)
+    if isinstance(tapped, Message) and tapped.reply_markup is not None:  # not taken off yet
+        retire_board(context.bot, context.services, stored.chat_id, tapped.message_id)
     return stored.message_id
 
 
@@ -134,7 +137,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
             direction=render.direction_name(t, saved.hint),
         ),
     )
-    newer = _newer_board(context, saved, message.message_id)
+    newer = _newer_board(context, saved, message)
     board_id = newer if newer is not None else message.message_id
     request_redraw(context, saved, board_id, aud.post, aud.player.view)
 
@@ -156,7 +159,7 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
         delivery_key(update),
     )
     await answer(query, render.view_notice(aud.own, view))
-    newer = _newer_board(context, owned.stored, message.message_id)
+    newer = _newer_board(context, owned.stored, message)
     board_id = newer if newer is not None else message.message_id
     request_redraw(context, owned.stored, board_id, aud.post, view)
 
