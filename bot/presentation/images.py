@@ -172,19 +172,24 @@ def _frame_base(t: Translator, size: int) -> Image.Image:
 Origin = tuple[int, int]
 
 
-def _smooth_rounded_box(
-    image: Image.Image, box: tuple[int, int, int, int], radius: int, fill: tuple[int, int, int]
-) -> None:
-    """A rounded rectangle with smooth corners: its shape is drawn SUPERSAMPLE times larger
-    as a mask and scaled down, so the corners blend into the background instead of
-    stepping (Pillow draws shapes without anti-aliasing)."""
-    left, top, right, bottom = box
-    size = (right - left + 1, bottom - top + 1)
-    mask = Image.new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), 0)
+@cache
+def _rounded_mask(width: int, height: int, radius: int) -> Image.Image:
+    """A rounded rectangle's shape with smooth corners: drawn SUPERSAMPLE times larger and
+    scaled down, so its corners blend into what is around them (Pillow draws shapes without
+    anti-aliasing). Kept per size: a replay draws the same boxes on every frame."""
+    mask = Image.new("L", (width * SUPERSAMPLE, height * SUPERSAMPLE), 0)
     ImageDraw.Draw(mask).rounded_rectangle(
         (0, 0, mask.width - 1, mask.height - 1), radius=radius * SUPERSAMPLE, fill=255
     )
-    image.paste(fill, (left, top, right + 1, bottom + 1), mask.resize(size, Image.Resampling.BOX))
+    return mask.resize((width, height), Image.Resampling.BOX)
+
+
+def _smooth_rounded_box(
+    image: Image.Image, box: tuple[int, int, int, int], radius: int, fill: tuple[int, int, int]
+) -> None:
+    left, top, right, bottom = box
+    mask = _rounded_mask(right - left + 1, bottom - top + 1, radius)
+    image.paste(fill, (left, top, right + 1, bottom + 1), mask)
 
 
 def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str) -> int:
