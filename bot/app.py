@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from telegram import BotCommand, LinkPreviewOptions
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    LinkPreviewOptions,
+)
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
@@ -67,11 +72,20 @@ class BotApplication(Application):
 
 
 async def _set_command_menus(application: Application) -> None:
-    """One menu per language; Telegram shows each user the one for their app language."""
+    """A private and a group menu per language, each listing only what works there.
+
+    Telegram shows each user the menu of the chat's kind in their app language; the default
+    language's menus are also the ones for every language the bot does not speak.
+    """
+    scopes = ((False, BotCommandScopeAllPrivateChats()), (True, BotCommandScopeAllGroupChats()))
     for code in LANGUAGES:
-        commands = [BotCommand(name, text) for name, text in menu(translator(code))]
         language_code = None if code == DEFAULT_LANGUAGE else code
-        await application.bot.set_my_commands(commands, language_code=language_code)
+        for in_group, scope in scopes:
+            lines = menu(translator(code), in_group=in_group)
+            commands = [BotCommand(name, text) for name, text in lines]
+            await application.bot.set_my_commands(
+                commands, scope=scope, language_code=language_code
+            )
 
 
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:

@@ -14,8 +14,9 @@ Action = engine.Action
 class Player:
     user_id: int
     name: str = ""
-    language: str | None = None
+    language: str | None = None  # chosen with /language
     view: str = "emoji"
+    telegram_language: str | None = None  # the app's language, as Telegram last reported it
 
 
 @dataclass(frozen=True, slots=True)

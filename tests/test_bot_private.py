@@ -188,27 +188,43 @@ async def test_rules_tips_help_and_best_in_each_language(
     assert "/new" in best  # no records yet: the reply says how to get some
 
 
+EVERYWHERE = {
+    "start",
+    "new",
+    "rules",
+    "tips",
+    "best",
+    "share",
+    "replay",
+    "view",
+    "language",
+    "help",
+}
+
+
 @pytest.mark.parametrize(
-    ("language", "description"),
-    [("en", "How to play"), ("nl", "Spelregels"), ("de", "Spielregeln"), ("fr", "How to play")],
+    ("language", "description", "group_best"),
+    [
+        ("en", "How to play", "The group's best scores and challenges"),
+        ("nl", "Spelregels", "De beste scores en uitdagingen van de groep"),
+        ("de", "Spielregeln", "Die Highscores und Herausforderungen der Gruppe"),
+        ("fr", "How to play", "The group's best scores and challenges"),
+    ],
 )
-async def test_command_menu_is_set_per_language(api, bot, language, description):
+async def test_command_menus_are_set_per_language_and_per_kind_of_chat(
+    api, bot, language, description, group_best
+):
+    """Private chats do not list /challenge, which only works in groups; groups list it."""
     user = User(api, 103, "Lou", language)
-    menu = {c["command"]: c["description"] for c in api.commands_for(user.id, user.id)}
-    assert menu["rules"] == description
-    assert set(menu) == {
-        "start",
-        "new",
-        "rules",
-        "tips",
-        "best",
-        "challenge",
-        "share",
-        "replay",
-        "view",
-        "language",
-        "help",
-    }
+    private = {c["command"]: c["description"] for c in api.commands_for(user.id, user.id)}
+    assert private["rules"] == description
+    assert set(private) == EVERYWHERE
+    api.add_group(-100700, "Lou's club", admins=set(), members=[user.id])
+    group = {c["command"]: c["description"] for c in api.commands_for(-100700, user.id)}
+    assert set(group) == EVERYWHERE | {"challenge"}
+    assert group["rules"] == description and group["best"] == group_best
+    (help_text,) = await user.send("/help")
+    assert "/challenge" not in help_text and "/view" in help_text
 
 
 async def test_language_choice_overrides_telegrams_language(api, bot):

@@ -46,6 +46,8 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
     boards = [
         render.board_keyboard(t, 1, playing),
         render.board_keyboard(t, 1, playing, hints_on=False),
+        render.board_keyboard(t, 1, playing, view="numbers"),
+        render.board_keyboard(t, 1, playing, ended=True, share=True),
         *(render.board_keyboard(t, 1, playing, hint=d) for d in render.ARROWS),
         render.board_keyboard(t, 1, won),
         render.board_keyboard(t, 1, _game(full, history=(snapshot,), moves=1, undos_left=1)),

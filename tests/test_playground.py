@@ -315,7 +315,7 @@ def test_playground_mistakes_are_one_line_and_exit_code_2(tmp_path, args, env, m
 
 
 @contextlib.asynccontextmanager
-async def chromium_page(url: str):
+async def chromium_page(url: str, width: int = 800, height: int = 700):
     """A fresh headless Chromium (Debian's) on the playground page, 800 px wide."""
     if not CHROMIUM.exists() and not os.environ.get("CI"):
         pytest.skip("Debian's chromium is not installed (/usr/bin/chromium); .ci/run installs it")
@@ -329,7 +329,7 @@ async def chromium_page(url: str):
         )
         try:
             context = await browser.new_context(
-                viewport={"width": 800, "height": 700},
+                viewport={"width": width, "height": height},
                 locale="nl-NL",
                 timezone_id="Europe/Amsterdam",
             )
@@ -506,6 +506,9 @@ async def test_browser_shares_a_card_and_a_replay_and_posts_a_duel_in_the_group(
                 if await tap_arrow(page, api, board, board_id, arrow):
                     moves += 1
                     break
+        if os.environ.get("SHARED_CARD_SCREENSHOT"):  # the README's picture: a real game
+            await play_on(api, ANNA, int(board_id), taps=400)
+            await settle(page, api, ANNA, board_id)
 
         await type_and_send(page, "/share")
         assert await loaded_width(page, ".msg.bot img.media") == 640
@@ -533,6 +536,24 @@ async def test_browser_shares_a_card_and_a_replay_and_posts_a_duel_in_the_group(
         assert shot.stat().st_size > 10_000
         if os.environ.get("SHARED_CARD_SCREENSHOT"):
             await save_screenshot(page, ROOT / os.environ["SHARED_CARD_SCREENSHOT"])
+
+
+async def play_on(api: Any, chat_id: int, message_id: int, taps: int) -> None:
+    """Tap on as a player keeping to the bottom-left corner, until game over or `taps`."""
+    for tap in range(taps):
+        markup = api.stored_message(chat_id, message_id).reply_markup or {}
+        data = {
+            b["text"]: b.get("callback_data")
+            for row in markup.get("inline_keyboard", [])
+            for b in row
+        }
+        arrow = ("⬇️", "⬅️", "⬇️", "➡️")[tap % 4] if tap % 23 else "⬆️"
+        if arrow not in data:  # game over: only "new game" (and undo) are left
+            return
+        answer = await api.wait_answer(api.tap(chat_id, chat_id, message_id, data[arrow]))
+        while (answer.get("text") or "").startswith("Easy there"):  # the tap rate's limit
+            await asyncio.sleep(0.2)
+            answer = await api.wait_answer(api.tap(chat_id, chat_id, message_id, data[arrow]))
 
 
 async def settle_pictures(page: Any) -> None:
@@ -616,3 +637,42 @@ async def test_browser_renders_telegram_html_links_alerts_and_the_group(playgrou
         await page.click("#menu-button")
         await page.locator(".command-item").first.wait_for()
         assert await page.locator(".command-name", has_text="/start").count() == 1
+
+
+# What a phone shows: the page no wider than the screen, send and edit on it, and no button
+# cut short ("🆕 New …"): the playground draws keyboards with Telegram's metrics.
+PHONE_LAYOUT = """() => {
+    const right = (id) => document.getElementById(id).getBoundingClientRect().right;
+    const cut = [...document.querySelectorAll(".kb-button")]
+        .filter((b) => b.scrollWidth > b.clientWidth)
+        .map((b) => b.textContent);
+    return {
+        page: document.documentElement.scrollWidth,
+        screen: window.innerWidth,
+        send: right("send"),
+        edit: right("edit-player"),
+        shifted: window.scrollX + document.scrollingElement.scrollLeft,
+        cut,
+    };
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+async def test_browser_at_phone_width_fits_the_screen_and_cuts_no_button(playground, width):
+    async with chromium_page(playground.url, width=width, height=800) as page:
+        for player in PLAYERS:
+            t = translator(player.language_code)
+            await be(page, player.id, player.first_name)
+            await type_and_send(page, "/start")
+            await page.locator(".msg.bot.has-keyboard .emoji-grid").last.wait_for()
+            for command, reply in (
+                ("/new", "Pick a board size:"),
+                ("/language", "Choose your language:"),
+            ):
+                await type_and_send(page, command)
+                await page.locator(".msg.bot.has-keyboard", has_text=t._(reply)).wait_for()
+            await page.focus("#text")
+            layout = await page.evaluate(PHONE_LAYOUT)
+            assert layout["page"] <= width, (player.first_name, layout)
+            assert max(layout["send"], layout["edit"]) <= width, layout
+            assert layout["shifted"] == 0 and layout["cut"] == [], layout

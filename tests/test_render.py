@@ -108,7 +108,7 @@ def test_game_over_keyboard_offers_undo_only_when_one_is_left():
 def test_playing_keyboard_is_a_dpad_with_undo_and_new_game():
     game = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
     rows = [[b.text for b in row] for row in render.board_keyboard(EN, 1, game).inline_keyboard]
-    assert rows == [["⬆️"], ["⬅️", "➡️"], ["⬇️"], ["↩️ Undo", "💡 Hint", "🆕 New game"]]
+    assert rows == [["⬆️"], ["⬅️", "🔢", "➡️"], ["⬇️"], ["↩️ Undo", "💡 Hint", "🆕 New game"]]
     data = [
         b.callback_data for row in render.board_keyboard(EN, 1, game).inline_keyboard for b in row
     ]
@@ -160,7 +160,8 @@ SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
         ("nl", "nl", SUMMER, "1 jul om 14:00 CEST"),
         ("de", "de", SUMMER, "1. Juli um 14:00 Uhr MESZ"),
         # A reader from another language sees the group's clock, in their own words.
-        ("en", "de", WINTER, "Nov 30 at 01:53 GMT+01:00"),
+        ("en", "de", WINTER, "Nov 30 at 01:53 CET"),
+        ("en", "nl", SUMMER, "Jul 1 at 14:00 CEST"),
         ("de", "en", WINTER, "30. Nov. um 00:53 Uhr UTC"),
     ],
 )
@@ -185,7 +186,7 @@ def test_a_challenge_card_says_when_it_ends(language, line):
 def test_the_readme_board_example_is_what_the_bot_shows():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```\n(2048 · .*?)```", readme, re.DOTALL).group(1)
-    text, keyboard = example.split("\n\n      [")
+    text, keyboard = re.split(r"\n\n *\[", example, maxsplit=1)
     board = shown_board(text)
     game = replace(engine.new_game(4, 1, 0.0), board=board, score=1116, moves=115)
     shown = re.sub(r"</?b>", "", render.board_text(EN, game, best=3012))

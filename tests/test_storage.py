@@ -236,7 +236,9 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
         assert old.game == game
         assert old.actions is None  # saved before actions were logged: it has no replay
         record = (await store.records(42))[4]
-        assert (record.best_score, record.games_played, record.hints_used) == (900, 3, 0)
+        # The best score is the best game's as its board holds it now: the 900 that no saved
+        # game holds (points an undo took back) counts nowhere once the database is upgraded.
+        assert (record.best_score, record.games_played, record.hints_used) == (game.score, 3, 0)
         (standing,) = await store.group_leaderboard(42, 4, 10, asker=42)
         assert (standing.score, standing.highest, standing.moves) == (
             game.score,

@@ -33,7 +33,13 @@ async def board_message(
     challenge = None
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
-    text = render.board_text(t, stored.game, best=best, view=view, owner=owner, challenge=challenge)
+    rival = None
+    target = await services.sharing.duel_target(stored)
+    if target is not None:
+        rival = (await storage.player(target[0]), target[1].score)
+    text = render.board_text(
+        t, stored.game, best=best, view=view, owner=owner, challenge=challenge, rival=rival
+    )
     keyboard = render.board_keyboard(
         t,
         stored.id,
@@ -41,6 +47,8 @@ async def board_message(
         hint=stored.hint,
         hints_on=stored.challenge_id is None,
         share=share,
+        view=view,
+        ended=challenge is not None and challenge.finished,
     )
     return text, keyboard
 
@@ -51,6 +59,26 @@ async def _send_board(
     text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
     await services.games.link_message(stored, message.message_id)
+    if stored.message_id is not None and stored.message_id != message.message_id:
+        retire_board(bot, services, stored.chat_id, stored.message_id)
+
+
+def retire_board(bot: Bot, services: Services, chat_id: int, message_id: int) -> None:
+    """Take the buttons off a board that a newer message of its game has replaced, in turn.
+
+    Players scroll up and tap old messages: only the newest board of a game keeps its
+    buttons, so the board they see last is always the one that moves.
+    """
+
+    async def strip() -> None:
+        try:
+            await bot.edit_message_reply_markup(chat_id=chat_id, message_id=message_id)
+        except BadRequest as error:  # gone, or stripped already
+            log.info("old board %s in chat %s kept: %s", message_id, chat_id, error.message)
+        except (NetworkError, Forbidden, ChatMigrated) as error:
+            log.warning("old board %s in chat %s kept: %s", message_id, chat_id, error)
+
+    services.pacer.redraw(chat_id, message_id, strip)
 
 
 def send_board(

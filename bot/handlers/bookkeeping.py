@@ -10,7 +10,7 @@ from __future__ import annotations
 from telegram import Update, User
 
 from bot.handlers.context import GROUP_TYPES, Audience, BotContext
-from bot.presentation.i18n import Translator, resolve_language, translator
+from bot.presentation.i18n import Translator, player_language, translator
 
 NAME_LIMIT = 64
 
@@ -44,9 +44,9 @@ async def track(update: Update, context: BotContext) -> None:
     # Every anonymous admin of every group is the same "Group" user: never a player's name.
     as_group = message is not None and message.sender_chat is not None
     if not as_group:
-        await players.remember_name(chat.id, user.id, display_name(user))
+        await players.remember_name(chat.id, user.id, display_name(user), user.language_code)
     player = await players.player(user.id)
-    own = translator(resolve_language(player.language, user.language_code))
+    own = translator(player_language(player, user.language_code))
     in_group = chat.type in GROUP_TYPES
     group_language = await players.chat_language(chat.id) if in_group else None
     post = translator(group_language) if group_language else own
@@ -56,4 +56,4 @@ async def track(update: Update, context: BotContext) -> None:
 async def sender_translator(context: BotContext, user: User) -> Translator:
     """The language a toast for `user` alone is in: their choice, else Telegram's."""
     player = await context.services.players.player(user.id)
-    return translator(resolve_language(player.language, user.language_code))
+    return translator(player_language(player, user.language_code))

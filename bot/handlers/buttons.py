@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
 import engine
 from bot.handlers import challenges, groups, sharing
-from bot.handlers.board_messages import request_redraw, send_board
+from bot.handlers.board_messages import request_redraw, retire_board, send_board
 from bot.handlers.bookkeeping import delivery_key, sender_translator
 from bot.handlers.context import Audience, BotContext
 from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
+from bot.models import StoredGame
 from bot.presentation import callbacks, render
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.names import player_name
@@ -59,6 +60,9 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if tap.action == "hint":
         await _hint(update, context, tap.game_id)
         return
+    if tap.action == "view":
+        await _switch_view(update, context, tap.game_id)
+        return
     services, aud = context.services, context.audience
     if not services.throttle.allow(query.from_user.id):
         await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
@@ -66,15 +70,33 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     result = await services.games.tap(
         message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
     )
+    applied = result.stored if result.status is TapStatus.APPLIED else None
+    newer = _newer_board(context, applied, message)
     if result.changed and result.stored is not None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
-        request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
-    await _answer_tap(update, context, result, aud)
+        board_id = newer if newer is not None else message.message_id
+        request_redraw(context, result.stored, board_id, aud.post, aud.player.view)
+    await _answer_tap(update, context, result, aud, moved_below=newer is not None)
     if result.changed and result.stored is not None:
         if result.stored.challenge_id is not None:
             await challenges.card_changed(context, result.stored.challenge_id)
         if result.outcome is engine.Outcome.GAME_OVER and result.stored.duel_of is not None:
             await sharing.duel_over(context, result.stored)
+
+
+def _newer_board(
+    context: BotContext, stored: StoredGame | None, tapped: MaybeInaccessibleMessage
+) -> int | None:
+    """The game's newest board when the tap came from an older one, whose buttons then go.
+
+    The tap still counts, and it is the newest board that shows it: that is the one the
+    player sees last in the chat.
+    """
+    if stored is None or stored.message_id is None or stored.message_id == tapped.message_id:
+        return None
+    if isinstance(tapped, Message) and tapped.reply_markup is not None:  # not taken off yet
+        retire_board(context.bot, context.services, stored.chat_id, tapped.message_id)
+    return stored.message_id
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:
@@ -96,7 +118,10 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
         return
     assert position.stored is not None
     searched = position.stored
-    direction = await services.hints.suggest(searched.game.board, searched.game.size)
+    # The hint already on the board is the answer for this position: no second search.
+    direction = searched.hint or await services.hints.suggest(
+        searched.game.board, searched.game.size
+    )
     if direction is None:
         await answer(query, t._("No moves left, so I have no hint."))
         return
@@ -112,15 +137,48 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
             direction=render.direction_name(t, saved.hint),
         ),
     )
-    request_redraw(context, saved, message.message_id, aud.post, aud.player.view)
+    newer = _newer_board(context, saved, message)
+    board_id = newer if newer is not None else message.message_id
+    request_redraw(context, saved, board_id, aud.post, aud.player.view)
+
+
+async def _switch_view(update: Update, context: BotContext, game_id: int) -> None:
+    """The d-pad's centre: the owner's boards in this chat switch between emoji and numbers."""
+    query = _query(update)
+    message = query.message
+    assert message is not None
+    services, aud = context.services, context.audience
+    owned = await services.games.own_game(message.chat.id, query.from_user.id, game_id)
+    if owned.status is not TapStatus.APPLIED or owned.stored is None:
+        await _answer_tap(update, context, owned, aud)
+        return
+    view = await services.players.set_view(
+        aud.chat_id,
+        query.from_user.id,
+        render.other_view(aud.player.view),
+        delivery_key(update),
+    )
+    await answer(query, render.view_notice(aud.own, view))
+    newer = _newer_board(context, owned.stored, message)
+    board_id = newer if newer is not None else message.message_id
+    request_redraw(context, owned.stored, board_id, aud.post, view)
 
 
 async def _answer_tap(
-    update: Update, context: BotContext, result: TapResult, aud: Audience
+    update: Update,
+    context: BotContext,
+    result: TapResult,
+    aud: Audience,
+    *,
+    moved_below: bool = False,
 ) -> None:
+    """`moved_below`: the tap came from an older board of the game, so say where it went."""
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
         toast = _toast(t, result.outcome)
+        if moved_below:
+            below = t._("Your game goes on in its newest board, further down.")
+            toast = f"{toast}\n{below}" if toast else below
         held = context.services.pacer.held_back(aud.chat_id)
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)

@@ -11,17 +11,17 @@ from __future__ import annotations
 import logging
 import time
 
-from telegram import Bot, InlineKeyboardMarkup, Message, Update
+from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
 from telegram.error import BadRequest, ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import Application
 
 from bot.delivery.pacer import Job
-from bot.handlers.board_messages import send_board
+from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import Audience, BotContext, Services
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Challenge
-from bot.presentation.i18n import Translator, translator
+from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.leaderboards import (
     challenge_card,
     challenge_keyboard,
@@ -291,9 +291,13 @@ async def _end(context: BotContext) -> None:
         t = await _card_translator(services, current)
         standings = await services.storage.challenge_standings(current.id, 1)
         text = winner_text(t, current, standings[0] if standings else None)
+        # A reply to its own card: with two challenges ending together, each says which.
+        card = None
+        if current.message_id is not None:
+            card = ReplyParameters(current.message_id, allow_sending_without_reply=True)
         try:
             try:
-                await bot.send_message(current.chat_id, text)
+                await bot.send_message(current.chat_id, text, reply_parameters=card)
             except ChatMigrated as error:
                 await follow_group(bot, services, current.chat_id, error.new_chat_id)
                 await bot.send_message(error.new_chat_id, text)
@@ -304,3 +308,16 @@ async def _end(context: BotContext) -> None:
 
     services.pacer.post(finished.chat_id, _card_job(bot, services, finished.id))
     services.pacer.post(finished.chat_id, announce)
+    await _show_ended_boards(context, finished)
+
+
+async def _show_ended_boards(context: BotContext, challenge: Challenge) -> None:
+    """Each entrant's board says that the challenge has ended, in their own chat and turn,
+    so the arrows are not left to find it out one refused tap at a time."""
+    services = context.services
+    for entry in await services.storage.challenge_entries(challenge.id):
+        if entry.message_id is None:
+            continue
+        player = await services.players.player(entry.owner_id)
+        t = translator(player_language(player))
+        request_redraw(context, entry, entry.message_id, t, player.view)

@@ -71,8 +71,8 @@ async def tips(update: Update, context: BotContext) -> None:
 
 
 async def help_command(update: Update, context: BotContext) -> None:
-    t = context.audience.post
-    reply(context, update, texts.help_text(t, menu(t)))
+    aud = context.audience
+    reply(context, update, texts.help_text(aud.post, menu(aud.post, in_group=aud.in_group)))
 
 
 async def best(update: Update, context: BotContext) -> None:
@@ -104,12 +104,11 @@ async def view(update: Update, context: BotContext) -> None:
     new_view = await services.players.set_view(
         aud.chat_id,
         _user_id(update),
-        "numbers" if aud.player.view == "emoji" else "emoji",
+        render.other_view(aud.player.view),
         delivery_key(update),
     )
     t = aud.post
-    notice = t._("Number view is on.") if new_view == "numbers" else t._("Emoji view is on.")
-    reply(context, update, notice + " " + t._("/view switches back."))
+    reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))
     stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
     send_board(context, update, stored, t, new_view)
 
@@ -150,6 +149,10 @@ class Command:
     describe: Callable[[Translator], str]
     # Whether it needs to know who is playing: an anonymous admin cannot use it.
     plays: bool = False
+    # Where it does something: the private and the group menus list only those commands.
+    in_private: bool = True
+    # Its line in a group's menu, where it does something else than in private.
+    describe_in_group: Callable[[Translator], str] | None = None
 
 
 # In the order Telegram's menu and /help show them.
@@ -158,11 +161,17 @@ COMMANDS: tuple[Command, ...] = (
     Command("new", new, lambda t: t._("Start a new game (4×4, 5×5 or 6×6)"), plays=True),
     Command("rules", rules, lambda t: t._("How to play")),
     Command("tips", tips, lambda t: t._("Tips for a higher score")),
-    Command("best", best, lambda t: t._("Your best scores and records")),
+    Command(
+        "best",
+        best,
+        lambda t: t._("Your best scores and records"),
+        describe_in_group=lambda t: t._("The group's best scores and challenges"),
+    ),
     Command(
         "challenge",
         challenges.challenge,
         lambda t: t._("Challenge the group: same tiles for everyone"),
+        in_private=False,
     ),
     Command(
         "share", sharing.share, lambda t: t._("A picture of your game to show off"), plays=True
@@ -176,6 +185,13 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-def menu(t: Translator) -> list[tuple[str, str]]:
-    """The command menu in one language: (command, description) pairs."""
-    return [(command.name, command.describe(t)) for command in COMMANDS]
+def menu(t: Translator, *, in_group: bool) -> list[tuple[str, str]]:
+    """The command menu of private chats or of groups in one language: (command, line) pairs."""
+    return [
+        (
+            command.name,
+            (command.describe_in_group or command.describe)(t) if in_group else command.describe(t),
+        )
+        for command in COMMANDS
+        if in_group or command.in_private
+    ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from telegram import (
     InlineQueryResultCachedPhoto,
@@ -26,7 +27,7 @@ from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
-from bot.presentation.i18n import Translator, translator
+from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
 from bot.services.sharing import DuelResult, DuelStatus, duel_payload
@@ -169,6 +170,11 @@ async def _send_replay(
     assert stored.actions is not None
     actions = stored.actions
     figures = await _figures(context, stored)
+    # Each frame's BEST is the best as of that frame: the player's other games, then this
+    # one as it stood (frames draw the larger of the two), never this game's final score.
+    storage = context.services.storage
+    others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
+    figures = replace(figures, best=others)
     workers = context.services.workers
     caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 
@@ -291,7 +297,7 @@ async def _tell(
 ) -> None:
     players = context.services.players
     me, them = await players.player(reader), await players.player(other)
-    t = translator(me.language or "")
+    t = translator(player_language(me))
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine

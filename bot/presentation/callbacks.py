@@ -15,10 +15,11 @@ import engine
 from bot.models import Action
 from bot.presentation.i18n import LANGUAGES
 
-# A board button: an action on the game, or asking for a hint (which changes no game).
-GameAction = Action | Literal["hint"]
-# The game's own action letters (the replay alphabet), plus one for the hint.
-_ACTION_CODES: dict[GameAction, str] = {**engine.ACTION_CODES, "hint": "h"}
+# A board button: an action on the game, asking for a hint, or switching between the emoji
+# and the numbers view (neither changes the game).
+GameAction = Action | Literal["hint", "view"]
+# The game's own action letters (the replay alphabet), plus one each for hint and view.
+_ACTION_CODES: dict[GameAction, str] = {**engine.ACTION_CODES, "hint": "h", "view": "v"}
 _CODE_ACTIONS = {code: action for action, code in _ACTION_CODES.items()}
 
 GAME_PATTERN = rf"^g:[1-9]\d{{0,14}}:[{''.join(_CODE_ACTIONS)}]$"

@@ -19,6 +19,8 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from babel.units import format_unit
 
+from bot.models import Player
+
 LANGUAGES = ("en", "nl", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
@@ -53,6 +55,12 @@ def resolve_language(choice: str | None, telegram_code: str | None) -> str:
         if base in LANGUAGES:
             return base
     return DEFAULT_LANGUAGE
+
+
+def player_language(player: Player, telegram_code: str | None = None) -> str:
+    """The one rule for the language a player reads: their /language choice, else their
+    Telegram app's language (from the update at hand, else as last seen), else English."""
+    return resolve_language(player.language, telegram_code or player.telegram_language)
 
 
 def group_zone(language: str) -> ZoneInfo:

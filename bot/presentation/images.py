@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -37,6 +37,7 @@ HEIGHT = HEADER + BOARD + FOOTER
 
 BACKGROUND = (0xFA, 0xF8, 0xEF)
 BOARD_COLOUR = (0xBB, 0xAD, 0xA0)
+SUPERSAMPLE = 4  # how much larger smooth shapes are drawn before being scaled down
 EMPTY_COLOUR = (0xCD, 0xC1, 0xB4)
 DARK_TEXT = (0x77, 0x6E, 0x65)
 LIGHT_TEXT = (0xF9, 0xF6, 0xF2)
@@ -171,7 +172,27 @@ def _frame_base(t: Translator, size: int) -> Image.Image:
 Origin = tuple[int, int]
 
 
-def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, value: str) -> int:
+@cache
+def _rounded_mask(width: int, height: int, radius: int) -> Image.Image:
+    """A rounded rectangle's shape with smooth corners: drawn SUPERSAMPLE times larger and
+    scaled down, so its corners blend into what is around them (Pillow draws shapes without
+    anti-aliasing). Kept per size: a replay draws the same boxes on every frame."""
+    mask = Image.new("L", (width * SUPERSAMPLE, height * SUPERSAMPLE), 0)
+    ImageDraw.Draw(mask).rounded_rectangle(
+        (0, 0, mask.width - 1, mask.height - 1), radius=radius * SUPERSAMPLE, fill=255
+    )
+    return mask.resize((width, height), Image.Resampling.BOX)
+
+
+def _smooth_rounded_box(
+    image: Image.Image, box: tuple[int, int, int, int], radius: int, fill: tuple[int, int, int]
+) -> None:
+    left, top, right, bottom = box
+    mask = _rounded_mask(right - left + 1, bottom - top + 1, radius)
+    image.paste(fill, (left, top, right + 1, bottom + 1), mask)
+
+
+def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str) -> int:
     """A figure box (label above, number below) ending at `right`; returns its left edge.
 
     `origin` is where the image drawn on sits on the card: a replay frame redraws only
@@ -180,7 +201,8 @@ def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, valu
     x, y = origin
     width = min(BOX_MAX, max(110, round(font(30).getlength(value)) + 30))
     left = right - width
-    draw.rounded_rectangle((left - x, 22 - y, right - x, 92 - y), radius=6, fill=BOARD_COLOUR)
+    _smooth_rounded_box(image, (left - x, 22 - y, right - x, 92 - y), 6, BOARD_COLOUR)
+    draw = ImageDraw.Draw(image)
     middle = (left + right) / 2 - x
     label_font = _fitting_font(label, 16, width - 12)
     draw.text((middle, 40 - y), label, font=label_font, fill=BOX_LABEL, anchor="mm")
@@ -190,9 +212,8 @@ def _box(draw: ImageDraw.ImageDraw, origin: Origin, right: int, label: str, valu
 
 
 def _draw_boxes(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
-    draw = ImageDraw.Draw(image)
-    best_left = _box(draw, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
-    _box(draw, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
+    best_left = _box(image, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
+    _box(image, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
 
 
 def _draw_footer(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
@@ -276,6 +297,7 @@ def replay_mp4(t: Translator, seed: int, actions: str, final: CardFigures) -> by
 
     Frames between the opening and the end show the board, score and moves of each state;
     the game is rebuilt from its seed and actions, so nothing but the log is needed.
+    `final.best` is the best before this game: each frame shows the best as of that frame.
     """
     plan = replay_plan(len(actions))
     wanted = set(plan.states)
@@ -297,7 +319,7 @@ def replay_mp4(t: Translator, seed: int, actions: str, final: CardFigures) -> by
         for index, game in enumerate(engine.replay_steps(final.size, seed, actions)):
             if index in wanted:
                 encode(_composed_frame(t, _step_figures(game, final)))
-        card = _planes(card_image(t, final))
+        card = _planes(card_image(t, replace(final, best=max(final.best, final.score))))
         for _ in range(plan.hold_frames):
             encode(_video_frame(card))
         container.mux(stream.encode(None))
@@ -382,7 +404,7 @@ def _step_figures(game: engine.Game, final: CardFigures) -> CardFigures:
 
 # Bump when a picture would come out differently for the same figures: the file ids of
 # pictures already sent are looked up by these keys, and must not show the old drawing.
-DRAWING_VERSION = 1
+DRAWING_VERSION = 2
 
 
 def card_key(t: Translator, figures: CardFigures) -> str:

@@ -21,15 +21,26 @@ def end_time(t: Translator, timestamp: float, group_language: str) -> str:
     """
     zone = group_zone(group_language)
     moment = datetime.fromtimestamp(timestamp, zone)
-    zone_name = get_timezone_name(moment, "short", locale=t.language)
-    if not zone_name.isalpha():  # no abbreviation in this language (CET in English): an offset
-        zone_name = get_timezone_gmt(moment, locale=t.language)
     return t._(
         "{day} at {time} {zone}",
         day=format_skeleton("MMMd", moment, tzinfo=zone, locale=t.language),
         time=format_skeleton("Hm", moment, tzinfo=zone, locale=t.language),
-        zone=zone_name,
+        zone=zone_abbreviation(t, moment),
     )
+
+
+def zone_abbreviation(t: Translator, moment: datetime) -> str:
+    """The zone as the reader's language writes it: MEZ in German, CET in Dutch and English.
+
+    CLDR has the language's own abbreviation where it has one (German, Dutch); where it has
+    none (English for Central Europe) the zone's usual one from the tz database is what
+    people write, rather than an offset such as GMT+01:00. An offset is the last resort.
+    """
+    name = get_timezone_name(moment, "short", locale=t.language)
+    if name.isalpha():
+        return name
+    usual = moment.tzname() or ""
+    return usual if usual.isalpha() else get_timezone_gmt(moment, locale=t.language)
 
 
 def standing_line(t: Translator, standing: Standing) -> str:

@@ -15,17 +15,29 @@ from bot.presentation.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from bot.presentation.names import group_name, player_name
 
 EMPTY = "⬜"
-# One emoji per tile exponent (index 1 is the 2 tile). Every entry is a single code point
+# One emoji per tile exponent (index 1 is the 2 tile). Each range of values has a family of its
+# own, so that a glance tells the range by the family and the value by the member, without the
+# legend: coloured squares up to 64, animals up to 1024, the sky up to 16384, treasures up to
+# 131072 (about the most a 6×6 game reaches). No colour comes back in another shape (a green
+# square and a green circle read as one tile on a phone). Every entry is a single code point
 # with default emoji presentation, so every cell is exactly one glyph wide on every client.
 # 6×6 can in theory reach 2^37; the ladder covers that, and `tile_emoji` stays safe beyond.
 LADDER = (
     EMPTY,
-    "🟦", "🟩", "🟨", "🟧", "🟥", "🟪", "🔵", "🟢", "🟡", "🟠",  # 2 … 1024
-    "⭐", "🔴", "🟣", "💠", "🔶", "💎", "👑", "🏆", "🚀", "🌈",  # 2048 … 2^20
-    "🔥", "⚡", "🌍", "🌙", "🌞", "🪐", "🌌", "🧿", "🎯", "🎲",  # 2^21 … 2^30
-    "🧩", "🦄", "🐉", "🍀", "🌋", "🗿", "🛸",  # 2^31 … 2^37
+    "🟦", "🟩", "🟨", "🟧", "🟥", "🟪",  # 2 … 64: coloured squares
+    "🐌", "🐢", "🐇", "🦊",  # 128 … 1024: animals
+    "⭐", "🌍", "🪐", "🌌",  # 2048 … 16384: the sky
+    "👑", "💎", "🏆",  # 32768 … 131072: treasures
+    "🚀", "🌈", "🔥", "⚡", "🧿", "🎯", "🎲", "🧩", "🦄", "🐉",  # 2^18 … 2^27
+    "🍀", "🗿", "🛸", "🎈", "🎁", "🔔", "🎸", "🌙", "🌞", "🌋",  # 2^28 … 2^37
 )  # fmt: skip
+# The legend names the largest values on the board, as many as one line holds on a 360-px
+# phone: about 250 px of Telegram's 16-px text in a group, 28 digits wide. An emoji takes
+# about two and a quarter digits, a space half of one, an M or a G one and a half.
+LEGEND_DIGITS = 28.0
 ARROWS = {"up": "⬆️", "down": "⬇️", "left": "⬅️", "right": "➡️"}
+# The button that switches a board's view, by the view it is in.
+VIEW_SWITCH = {"emoji": "🔢", "numbers": "🎨"}
 
 
 def tile_emoji(value: int) -> str:
@@ -57,8 +69,27 @@ def emoji_grid(game: engine.Game) -> list[str]:
 
 
 def legend(game: engine.Game) -> str:
-    values = sorted({value for value in game.board if value})
-    return "  ".join(f"{tile_emoji(value)} {tile_label(value)}" for value in values)
+    """Which emoji is which value, smallest first, for as many of the largest as fit a line."""
+    shown: list[str] = []
+    used = 0.0
+    for value in sorted({value for value in game.board if value}, reverse=True):
+        label = tile_label(value)
+        digits = len(label) + 0.5 * sum(char in "MG" for char in label)
+        width = 2.25 + 0.5 + digits + (1.0 if shown else 0.0)
+        if used + width > LEGEND_DIGITS:
+            break
+        shown.insert(0, f"{tile_emoji(value)} {label}")
+        used += width
+    return "  ".join(shown)
+
+
+def other_view(view: str) -> str:
+    """The view a switch leads to: numbers from emoji, emoji from numbers."""
+    return "numbers" if view == "emoji" else "emoji"
+
+
+def view_notice(t: Translator, view: str) -> str:
+    return t._("Number view is on.") if view == "numbers" else t._("Emoji view is on.")
 
 
 def number_grid(game: engine.Game) -> str:
@@ -78,10 +109,12 @@ def board_text(
     view: str = "emoji",
     owner: Player | None = None,
     challenge: Challenge | None = None,
+    rival: tuple[Player, int] | None = None,
 ) -> str:
     """The board message: title, grid, legend, score lines and a banner for win or game over.
 
-    `owner` names whose board it is (in a group); `challenge` the group it was played for.
+    `owner` names whose board it is (in a group); `challenge` the group it was played for;
+    `rival` the player a duel races and the score to beat.
     """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner is not None:
@@ -89,6 +122,14 @@ def board_text(
     if challenge is not None:
         group = group_name(t, challenge.chat_title, challenge.chat_id)
         title = "🏆 " + title + " · " + t._("challenge in {title}", title=group)
+    if rival is not None:
+        name = player_name(t, rival[0].name, rival[0].user_id)
+        title = (
+            "⚔️ "
+            + title
+            + " · "
+            + t._("vs {name} · {score} to beat", name=name, score=t.number(rival[1]))
+        )
     parts = [title, ""]
     if view == "numbers":
         parts.append(number_grid(game))
@@ -105,6 +146,8 @@ def board_text(
     )
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = _banner(t, game)
+    if challenge is not None and challenge.finished:
+        banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
     if banner:
         parts.extend(["", banner])
     return "\n".join(parts)
@@ -156,19 +199,25 @@ def board_keyboard(
     hint: str | None = None,
     hints_on: bool = True,
     share: bool = False,
+    view: str = "emoji",
+    ended: bool = False,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
     Won and finished boards get a 📤 in a row of its own when the bot's inline mode is on
-    (`share`): it opens Telegram's chat picker to show the game off anywhere.
+    (`share`): it opens Telegram's chat picker to show the game off anywhere. A challenge
+    entry whose challenge has `ended` takes no move any more: it offers a new game only.
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
     The undo button carries no count: the caption above says how many are left, and "Zug
-    zurück (5)" would not fit three to a row on a phone.
+    zurück (5)" would not fit three to a row on a phone. The d-pad's centre switches between
+    the emoji and the numbers `view`: 🔢 shows numbers, 🎨 the emoji again.
     """
     new = _button("🆕 " + t._("New game"), callbacks.new_game())
     undo = _button("↩️ " + t._("Undo"), callbacks.game_tap(game_id, "undo"))
     extra = [[share_button(t)]] if share else []
+    if ended:
+        return InlineKeyboardMarkup([[new], *extra])
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new], *extra])
@@ -183,8 +232,9 @@ def board_keyboard(
     tools = [undo, new]
     if hints_on:
         tools.insert(1, _button("💡 " + t._("Hint"), callbacks.game_tap(game_id, "hint")))
+    switch = _button(VIEW_SWITCH[view], callbacks.game_tap(game_id, "view"))
     return InlineKeyboardMarkup(
-        [[arrow("up")], [arrow("left"), arrow("right")], [arrow("down")], tools]
+        [[arrow("up")], [arrow("left"), switch, arrow("right")], [arrow("down")], tools]
     )
 
 

@@ -62,13 +62,22 @@ def inline_off(t: Translator) -> str:
 
 
 def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
-    return t._(
+    """The duel's intro: whom to beat, by how much, and that it is their game as shared."""
+    name = player_name(t, rival.name, rival.user_id)
+    intro = t._(
         "Beat {name}: {score} points on {size}. You get the same tiles for the same moves. "
         "When your game is over, you both get the result.",
-        name=player_name(t, rival.name, rival.user_id),
+        name=name,
         score=t.number(target.score),
         size=size_name(t, target.size),
     )
+    as_shared = t._(
+        "You race {name}'s game as it stood when it was shared, after {moves}: "
+        "what they played since does not count.",
+        name=name,
+        moves=t.ngettext("{n} move", "{n} moves", target.moves),
+    )
+    return intro + " " + as_shared
 
 
 def duel_result(t: Translator, your_score: int, rival: Player, rival_score: int, size: int) -> str:

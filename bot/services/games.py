@@ -90,17 +90,22 @@ class GameService:
         # after a tap needs no read. (A challenge's end marks its entries inactive from the
         # group's chat; no board shows that.)
         self._committed: TTLCache[int, tuple[StoredGame, int]] = recent_cache()
-        # Best scores per (player, size) as read, raised by every move committed here: only
-        # this service's taps change them.
+        # Best scores per (player, size) as read, raised by every move committed here and
+        # read again after an undo: only this service's taps change them.
         self._best: TTLCache[tuple[int, int], int] = recent_cache()
 
-    def _remember(self, stored: StoredGame) -> StoredGame:
-        """Keep a game just committed (call right after its transaction, before any await)."""
+    def _remember(self, stored: StoredGame, *, undone: bool = False) -> StoredGame:
+        """Keep a game just committed (call right after its transaction, before any await).
+
+        `undone`: the commit was an undo, which takes its points back from the best score.
+        """
         if not self.storage.shared:  # other processes write too: only a read is current
             self._committed[stored.id] = (stored, self._locks.generation(stored.chat_id))
             key = (stored.owner_id, stored.game.size)
             if key in self._best:
                 self._best[key] = max(self._best[key], stored.game.score)
+                if undone:  # the points went back: another game may hold the best now
+                    del self._best[key]
         return stored
 
     async def best_score(self, owner_id: int, size: int) -> int:
@@ -212,7 +217,7 @@ class GameService:
             result = await self._tap(storage, chat_id, user_id, game_id, action, now)
             await record(storage, delivery, result.recorded)
         if result.changed and result.stored is not None:
-            self._remember(result.stored)
+            self._remember(result.stored, undone=action == "undo")
         return result
 
     async def _tap(
@@ -252,12 +257,18 @@ class GameService:
             turn.outcome,
         )
 
-    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
-        """SEARCH with the position to think about, or why there is nothing to hint."""
+    async def own_game(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
+        """APPLIED with the game when this player may play it from this chat, else why not."""
         stored = await self.storage.game(game_id)
         refusal = self._refusal(stored, chat_id, user_id, self._clock())
-        if refusal is not None:
-            return refusal
+        return refusal or TapResult(TapStatus.APPLIED, stored)
+
+    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
+        """SEARCH with the position to think about, or why there is nothing to hint."""
+        owned = await self.own_game(chat_id, user_id, game_id)
+        if owned.status is not TapStatus.APPLIED:
+            return owned
+        stored = owned.stored
         assert stored is not None
         if stored.challenge_id is not None:
             return TapResult(TapStatus.HINTS_OFF, stored)
@@ -273,7 +284,8 @@ class GameService:
         """Keep the hint, unless the game moved on while the search ran (then it is stale).
 
         A repeated delivery counts no second hint: it gets the game with the hint the first
-        one saved, while that is still on the board.
+        one saved, while that is still on the board. Asking again before the next move
+        counts none either: it is the same hint for the same position.
         """
         async with self._locks.writing(searched.chat_id) as storage:
             first = await claim(storage, delivery, self._clock())
@@ -282,6 +294,8 @@ class GameService:
                 return None
             if first is not None:
                 return current if current.hint is not None else None
+            if current.hint is not None:  # asked again on the same position: one hint
+                return current
             await storage.save_hint(current, direction)
             await record(storage, delivery, direction)
         return self._remember(replace(current, hint=direction, hints=current.hints + 1))

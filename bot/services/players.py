@@ -17,9 +17,9 @@ class PlayerService:
     def __init__(self, storage: Storage, locks: ChatLocks) -> None:
         self.storage = storage
         self._locks = locks
-        # Names already saved, so an unchanged name costs no database write per update; only
-        # a cache: forgetting a player costs them one write on their next update.
-        self._known_names: TTLCache[int, str] = recent_cache()
+        # Names (and Telegram languages) already saved, so an unchanged one costs no database
+        # write per update; only a cache: forgetting a player costs them one write.
+        self._known_names: TTLCache[int, tuple[str, str | None]] = recent_cache()
         # Players as last read, so the update after a tap needs no read. Every change to a
         # player goes through this service, which forgets its copy; with a database other
         # processes write too (PostgreSQL), players are read every time.
@@ -37,13 +37,16 @@ class PlayerService:
     async def chat_language(self, chat_id: int) -> str | None:
         return await self.storage.chat_language(chat_id)
 
-    async def remember_name(self, chat_id: int, user_id: int, name: str) -> None:
-        """Keep the name current, so leaderboards show a renamed player's new name."""
-        if self._known_names.get(user_id) == name:
+    async def remember_name(
+        self, chat_id: int, user_id: int, name: str, telegram_language: str | None = None
+    ) -> None:
+        """Keep the name current, so leaderboards show a renamed player's new name, and the
+        language of their Telegram app, for what the bot sends them outside an update."""
+        if self._known_names.get(user_id) == (name, telegram_language):
             return
         async with self._locks.writing(chat_id) as storage:
-            await storage.remember_name(user_id, name)
-        self._known_names[user_id] = name
+            await storage.remember_name(user_id, name, telegram_language)
+        self._known_names[user_id] = (name, telegram_language)
         self._players.pop(user_id, None)
 
     async def set_language(self, chat_id: int, user_id: int, language: str) -> None:

@@ -16,10 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from cachetools import TTLCache
+
 import engine
 from bot.models import StoredGame
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
+from bot.services.recent import recent_cache
 from bot.storage import Storage
 
 _PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")
@@ -78,11 +81,17 @@ class SharingService:
         self._locks = locks
         self._games = games
         self._clock = clock
+        # What a duel races, per (shared game, actions): it never changes, and every redraw
+        # of the duel's board shows it.
+        self._targets: TTLCache[tuple[int, int], tuple[int, engine.Game] | None] = recent_cache()
 
     async def subject(self, chat_id: int, user_id: int) -> StoredGame | None:
-        """The game to share or replay here: the running one, else the latest one."""
+        """The game to share or replay here: the running one, else the latest one played here
+        (in a group, its challenges' entries too), else the latest one played anywhere."""
         current = await self.storage.active_game(chat_id, user_id)
-        return current or await self.storage.latest_game(chat_id, user_id)
+        if current is not None and current.game.moves > 0:
+            return current
+        return await self.storage.latest_game(chat_id, user_id) or current
 
     async def latest_anywhere(self, user_id: int) -> StoredGame | None:
         """For inline mode, which has no chat of the bot's: the private chat's game."""
@@ -116,6 +125,19 @@ class SharingService:
             return DuelStart(DuelStatus.OWN, rival, target)
         entry = await self._games.start_duel(user_id, rival, actions)
         return DuelStart(DuelStatus.STARTED, rival, target, entry)
+
+    async def duel_target(self, entry: StoredGame) -> tuple[int, engine.Game] | None:
+        """Who a duel's game races and their game as it stood when shared; None if no duel."""
+        if entry.duel_of is None or entry.duel_actions is None:
+            return None
+        key = (entry.duel_of, entry.duel_actions)
+        if key not in self._targets:
+            rival = await self.storage.game(entry.duel_of)
+            target = None
+            if rival is not None and rival.actions is not None:
+                target = (rival.owner_id, rival_state(rival, entry.duel_actions))
+            self._targets[key] = target
+        return self._targets[key]
 
     async def finish_duel(self, entry: StoredGame) -> DuelResult | None:
         """The comparison, once, when a duel's game is over; None otherwise or if sent."""

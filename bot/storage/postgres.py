@@ -110,7 +110,6 @@ async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
 class PostgresStorage(Storage):
     shared = True
     _dialect = POSTGRES
-    _GREATEST = "GREATEST"
     _LEAST = "LEAST"
 
     def __init__(self, pool: asyncpg.Pool, url: str, wait: float = DEFAULT_WAIT) -> None:

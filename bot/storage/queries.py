@@ -85,7 +85,6 @@ class Storage(ABC):
     shared = False
     # The two-argument scalar max and min: SQLite's max()/min(), PostgreSQL's GREATEST/LEAST.
     # Both skip NULL the way the queries below rely on (min with a NULL is wrapped in coalesce).
-    _GREATEST = "max"
     _LEAST = "min"
     # How the schema's migration steps are spelled for this backend's database.
     _dialect: ClassVar[Dialect]
@@ -164,19 +163,25 @@ class Storage(ABC):
 
     async def player(self, user_id: int) -> Player:
         row = await self._fetchrow(
-            "SELECT name, language, view FROM players WHERE user_id = ?", (user_id,)
+            "SELECT name, language, view, telegram_language FROM players WHERE user_id = ?",
+            (user_id,),
         )
         if row is None:
             return Player(user_id)
-        return Player(user_id, row[0], row[1], row[2])
+        return Player(user_id, row[0], row[1], row[2], row[3])
 
-    async def remember_name(self, user_id: int, name: str) -> None:
-        """Keep the name current, so leaderboards show a renamed player's new name."""
+    async def remember_name(
+        self, user_id: int, name: str, telegram_language: str | None = None
+    ) -> None:
+        """Keep the name current, so leaderboards show a renamed player's new name, and the
+        language Telegram last reported for them (None: not reported, keep the last one)."""
         await self._execute(
-            "INSERT INTO players (user_id, name) VALUES (?, ?) "
-            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name "
-            "WHERE players.name != excluded.name",
-            (user_id, name),
+            "INSERT INTO players (user_id, name, telegram_language) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
+            "telegram_language = coalesce(excluded.telegram_language, players.telegram_language) "
+            "WHERE players.name != excluded.name OR coalesce(players.telegram_language, '') "
+            "!= coalesce(excluded.telegram_language, players.telegram_language, '')",
+            (user_id, name, telegram_language),
         )
 
     async def set_language(self, user_id: int, language: str) -> None:
@@ -285,11 +290,14 @@ class Storage(ABC):
         )
 
     async def latest_game(self, chat_id: int, owner_id: int) -> StoredGame | None:
-        """The player's most recently played game in this chat, challenge entries included."""
+        """The player's most recently played game with a move: in this chat if there is one
+        (a group's challenge entries count as the group's), else anywhere."""
         row = await self._fetchrow(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND owner_id = ? "
-            "ORDER BY updated_at DESC, id DESC LIMIT 1",
-            (chat_id, owner_id),
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE owner_id = ? AND moves > 0 "
+            "ORDER BY CASE WHEN chat_id = ? OR challenge_id IN "
+            "(SELECT id FROM challenges WHERE chat_id = ?) THEN 0 ELSE 1 END, "
+            "updated_at DESC, id DESC LIMIT 1",
+            (owner_id, chat_id, chat_id),
         )
         return None if row is None else _game_from_row(row)
 
@@ -346,6 +354,14 @@ class Storage(ABC):
         )
         return 0 if row is None else row[0]
 
+    async def best_of_others(self, user_id: int, size: int, game_id: int) -> int:
+        """The player's best score on this size in their games other than `game_id`."""
+        row = await self._fetchrow(
+            "SELECT coalesce(max(score), 0) FROM games WHERE owner_id = ? AND size = ? AND id <> ?",
+            (user_id, size, game_id),
+        )
+        return 0 if row is None else row[0]
+
     async def add_to_records(
         self,
         user_id: int,
@@ -355,17 +371,24 @@ class Storage(ABC):
         new_win: bool,
         won_now: engine.Win | None,
     ) -> None:
-        """Fold one game's progress into the player's records for that board size."""
-        most, least = self._GREATEST, self._LEAST
+        """Fold one game's progress into the player's records for that board size.
+
+        Call it after the game is saved: the best score and the highest tile are those of the
+        player's games as their boards hold them now, so points an undo took back count
+        nowhere, here as on every leaderboard.
+        """
+        least = self._LEAST
+        best = "SELECT coalesce(max({column}), 0) FROM games WHERE owner_id = ? AND size = ?"
         await self._execute(
             f"""INSERT INTO records (user_id, size, best_score, games_played, games_won,
                    highest_tile, fewest_moves_to_win, fastest_win_seconds)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+               VALUES (?, ?, ({best.format(column="score")}), ?, ?,
+                   ({best.format(column="highest")}), ?, ?)
                ON CONFLICT (user_id, size) DO UPDATE SET
-                   best_score = {most}(records.best_score, excluded.best_score),
+                   best_score = excluded.best_score,
                    games_played = records.games_played + excluded.games_played,
                    games_won = records.games_won + excluded.games_won,
-                   highest_tile = {most}(records.highest_tile, excluded.highest_tile),
+                   highest_tile = excluded.highest_tile,
                    fewest_moves_to_win = coalesce(
                        {least}(records.fewest_moves_to_win, excluded.fewest_moves_to_win),
                        records.fewest_moves_to_win, excluded.fewest_moves_to_win),
@@ -375,10 +398,12 @@ class Storage(ABC):
             (
                 user_id,
                 game.size,
-                game.score,
+                user_id,
+                game.size,
                 int(new_play),
                 int(new_win),
-                game.highest,
+                user_id,
+                game.size,
                 won_now.moves if won_now else None,
                 won_now.play_seconds if won_now else None,
             ),
@@ -547,6 +572,14 @@ class Storage(ABC):
             (challenge_id, owner_id),
         )
         return None if row is None else _game_from_row(row)
+
+    async def challenge_entries(self, challenge_id: int) -> list[StoredGame]:
+        """Every player's game in the challenge, each in their private chat."""
+        rows = await self._fetchall(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE challenge_id = ? ORDER BY id",
+            (challenge_id,),
+        )
+        return [_game_from_row(row) for row in rows]
 
     async def challenge_standings(
         self, challenge_id: int, limit: int, asker: int | None = None

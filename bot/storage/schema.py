@@ -161,6 +161,18 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             created_at {real} NOT NULL
         )""",
     ),
+    (
+        # Points an undo took back count nowhere: a record's best score and highest tile are
+        # those of the player's games as their boards hold them now.
+        """UPDATE records SET
+            best_score = coalesce((SELECT max(score) FROM games
+                WHERE games.owner_id = records.user_id AND games.size = records.size), 0),
+            highest_tile = coalesce((SELECT max(highest) FROM games
+                WHERE games.owner_id = records.user_id AND games.size = records.size), 0)""",
+        # The language Telegram last reported for the player: what the bot writes to them
+        # outside an update (a duel's result, say) is in it, as their replies are.
+        "ALTER TABLE players ADD COLUMN telegram_language TEXT",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 
