@@ -22,6 +22,7 @@ from bot.app import build_application
 from bot.config import Config, Webhook
 from bot.delivery.calls import TelegramCalls
 from bot.startup import TokenRejected
+from bot.web.metrics import metrics_routes
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
 
@@ -65,9 +66,13 @@ async def _serve(
         await application.post_init(application)  # opens the database
     await application.start()
     steps.push_async_callback(_stop, application)
-    address = config.web_address
-    if address is not None:
-        server = WebServer(build_web_app(route_sets(config, application)), *address)
+    servers = []
+    if config.web_address is not None:
+        app = build_web_app(route_sets(config, application))
+        servers.append(WebServer(app, *config.web_address))
+    if config.metrics_address is not None:  # an address of its own, such as localhost's
+        servers.append(WebServer(build_web_app([metrics_routes]), *config.metrics_address))
+    for server in servers:
         await server.start()
         steps.push_async_callback(server.stop)
     if config.webhook is None:
