@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import sys
 
 import aiohttp
@@ -13,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.emulator import FakeBotApi
 from tests.support.boards import shown_moves
 from tests.support.harness import User, eventually
-from tests.support.processes import ROOT, bot_env, free_port
+from tests.support.processes import ROOT, bot_env, free_port, terminate
 from tests.test_postgres_outage import proxied  # noqa: F401 (a fixture)
 
 
@@ -39,14 +38,7 @@ class WebProcess:
 
     async def __aexit__(self, *_: object) -> None:
         assert self.process is not None
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), timeout=30)
-            finally:
-                if self.process.returncode is None:
-                    self.process.kill()
-                    await self.process.wait()
+        await terminate(self.process)
 
     async def get(self, path: str, port: int | None = None) -> tuple[int, str]:
         async with (
