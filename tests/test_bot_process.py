@@ -183,6 +183,28 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
     assert "Conflict" not in await stop_cleanly(first)
 
 
+@pytest.mark.parametrize("link", ["symlink", "hard link", "relative path"])
+async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api, tmp_path, link):
+    database = tmp_path / "bot.sqlite3"
+    first = await _bot_on_sqlite(api, database)
+    try:
+        await api.wait_request("getUpdates", timeout=30)
+        other = tmp_path / "elsewhere" / "same.sqlite3"
+        other.parent.mkdir()
+        if link == "symlink":
+            other.symlink_to(database)
+        elif link == "hard link":
+            other.hardlink_to(database)
+        else:
+            other = Path(os.path.relpath(database, ROOT))  # the bot runs in ROOT
+        stderr = await _refused_database(api, other)
+        assert f"another bot process is already using {other}" in stderr
+    except BaseException:
+        first.kill()
+        raise
+    assert "Conflict" not in await stop_cleanly(first)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
