@@ -15,7 +15,7 @@ import logging
 import signal
 
 from telegram import Update
-from telegram.error import NetworkError
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application
 
 from bot.app import build_application
@@ -45,15 +45,26 @@ async def run(config: Config) -> None:
     application = build_application(config)
     calls = application.bot_data.telegram
     assert calls is not None
+    ptb_log = logging.getLogger("telegram.ext")
+    ptb_log.addFilter(_no_token_traceback)
     try:
         async with contextlib.AsyncExitStack() as steps:
             await _serve(application, config, steps)
             await _until(stop, calls)
+    except InvalidToken:  # the polling loop's end, raised again as it is stopped
+        if not calls.token_refused.is_set():
+            raise
     finally:
+        ptb_log.removeFilter(_no_token_traceback)
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
     if calls.token_refused.is_set():
         raise TokenRejected("Unauthorized")
+
+
+def _no_token_traceback(record: logging.LogRecord) -> bool:
+    """python-telegram-bot logs a refused token with a traceback; the bot says it in one line."""
+    return "Invalid token" not in str(record.msg)
 
 
 async def _serve(

@@ -239,6 +239,33 @@ async def test_a_refused_token_is_one_line_and_exit_code_2_and_never_logged(
         assert len(stderr.strip().splitlines()) == 1, stderr
 
 
+async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_exit_2(
+    api, tmp_path
+):
+    database = tmp_path / "bot.sqlite3"
+    process = await _bot_on_sqlite(api, database)
+    try:
+        await api.wait_request("getUpdates", timeout=30)
+        anna = User(api, 101, "Anna")
+        await anna.open_board()
+        api.revoke_token()
+        stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert code == 2, stderr
+    assert stderr.strip().splitlines() == [
+        "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or is "
+        "mistyped (or TELEGRAM_BASE_URL is wrong); @BotFather shows the current token."
+    ], stderr
+    # The database was closed: its last connection checkpointed the WAL and removed it.
+    assert not database.with_name("bot.sqlite3-wal").exists()
+    with sqlite3.connect(database) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, tmp_path):
     process = await _bot_process(
         dict(
