@@ -118,9 +118,8 @@ def _read_only(path: Path):
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
-async def _refused_database(api, database: Path) -> str:
-    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
-    process = await _bot_on_sqlite(api, database)
+async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, str]:
+    """Wait for a bot process to end by itself: its exit code and its stderr."""
     try:
         stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
         code = await asyncio.wait_for(process.wait(), timeout=30)
@@ -128,6 +127,12 @@ async def _refused_database(api, database: Path) -> str:
         if process.returncode is None:
             process.kill()
             await process.wait()
+    return code, stderr
+
+
+async def _refused_database(api, database: Path) -> str:
+    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
+    code, stderr = await _outcome(await _bot_on_sqlite(api, database))
     assert code == 1, stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
     assert not api.find_requests("getUpdates", ok=False)  # no conflict with another poller
@@ -249,12 +254,10 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
         anna = User(api, 101, "Anna")
         await anna.open_board()
         api.revoke_token()
-        stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
-        code = await asyncio.wait_for(process.wait(), timeout=30)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    except BaseException:
+        process.kill()
+        raise
+    code, stderr = await _outcome(process)
     assert code == 2, stderr
     assert stderr.strip().splitlines() == [
         "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or is "
