@@ -17,6 +17,8 @@ from cachetools import LRUCache
 MASK = "***"
 # A warning or error that repeats is written once per this many seconds, with a count.
 REPEAT_WINDOW = 60.0
+# Where what strangers send can make the bot log: the web server and its routes.
+FRONT_DOOR = ("aiohttp", "bot.web")
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -53,20 +55,25 @@ class RepeatFilter(logging.Filter):
 
     A flood of bad requests must not become a flood of log: each one would cost a line of
     disk, and the one line that matters would drown. Messages count as the same when their
-    logger, level and unformatted text are (their arguments may differ).
+    logger, level and unformatted text are (their arguments may differ). Only the loggers
+    under `prefixes` are limited: the bot's own retries say each attempt on purpose.
     """
 
     def __init__(
-        self, window: float = REPEAT_WINDOW, clock: Callable[[], float] = time.monotonic
+        self,
+        prefixes: tuple[str, ...] = FRONT_DOOR,
+        window: float = REPEAT_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        self._prefixes = prefixes
         self._window = window
         self._clock = clock
         # (logger, level, message) -> (when last written, how many left out since)
         self._seen: LRUCache[tuple[str, int, str], tuple[float, int]] = LRUCache(1024)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING:
+        if record.levelno < logging.WARNING or not record.name.startswith(self._prefixes):
             return True
         key = (record.name, record.levelno, str(record.msg))
         now = self._clock()

@@ -173,7 +173,7 @@ async def test_a_slow_body_times_out_and_slow_connections_lock_nobody_out(api, t
 
 def test_a_repeated_log_line_is_written_once_a_window_with_a_count(caplog):
     now = [0.0]
-    repeat = RepeatFilter(window=60, clock=lambda: now[0])
+    repeat = RepeatFilter(prefixes=("tests.repeats",), window=60, clock=lambda: now[0])
     logger = logging.getLogger("tests.repeats")
     logger.addFilter(repeat)
     try:
@@ -194,6 +194,8 @@ def test_a_repeated_log_line_is_written_once_a_window_with_a_count(caplog):
         "refused a request from somewhere [5999 more like this in the last 140 s]",
         "something else",
     ]
+    elsewhere = logging.LogRecord("tests.retries", logging.WARNING, "", 0, "retrying", (), None)
+    assert repeat.filter(elsewhere) and repeat.filter(elsewhere)  # other loggers: every line
 
 
 @pytest.fixture(autouse=True)
