@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # Every process registers the same webhook at start-up; a brief refusal is no reason to die.
 WEBHOOK_ATTEMPTS = 4
+# At shutdown, seconds a picture already being drawn gets to finish; queued ones are dropped.
+RENDER_GRACE = 3.0
 
 
 async def run(config: Config) -> None:
@@ -77,6 +79,8 @@ async def _serve(
         await application.post_init(application)  # opens the database
     await application.start()
     steps.push_async_callback(_stop, application)
+    # Before the Application's stop, which waits for every update's work to end.
+    steps.push_async_callback(_stop_workers, application)
     servers = []
     if config.web_address is not None:
         app = build_web_app(route_sets(config, application))
@@ -125,6 +129,12 @@ async def _set_webhook(application: Application, webhook: Webhook) -> None:
                 raise
             log.warning("setting the webhook failed (%s); trying again", error)
             await asyncio.sleep(attempt)
+
+
+async def _stop_workers(application: Application) -> None:
+    services = application.bot_data.services
+    if services is not None:
+        await services.workers.stop(grace=RENDER_GRACE)
 
 
 async def _stop(application: Application) -> None:

@@ -17,8 +17,9 @@ from bot.__main__ import main
 from bot.emulator import FakeBotApi
 from bot.storage import open_storage
 from tests.support.boards import grid
-from tests.support.harness import User
+from tests.support.harness import User, eventually
 from tests.support.processes import ROOT, refused_setting, stop_cleanly
+from tests.support.replays import give_long_games
 
 
 def _env(**values: str) -> dict[str, str]:
@@ -267,6 +268,26 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
     assert not database.with_name("bot.sqlite3-wal").exists()
     with sqlite3.connect(database) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_sigterm_with_replays_queued_drops_them_and_exits_cleanly(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    players = range(1000, 1011)  # eleven replays of 1,000 moves: minutes of drawing
+    await give_long_games(database, players)
+    process = await _bot_on_sqlite(api, database)
+    try:
+        await api.wait_request("setMyCommands", timeout=30)
+        for user_id in players:
+            User(api, user_id, f"Player {user_id}")
+            api.send_text(user_id, user_id, "/replay")
+        # Each replay has begun: its "sending a video" shows.
+        await eventually(lambda: len(api.find_requests("sendChatAction")) == 11, timeout=60)
+    except BaseException:
+        process.kill()
+        raise
+    stderr = await stop_cleanly(process)  # within 30 s, exit code 0, no traceback
+    assert "ERROR" not in stderr, stderr
+    assert len(api.find_requests("sendAnimation")) <= 2  # at most what was being drawn
 
 
 async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, tmp_path):
