@@ -69,16 +69,9 @@ async def _huge_body(port: int) -> int:
 
 async def _update_answered(port: int) -> float:
     """Seconds until an update posted with the secret is answered 200 (retried if refused)."""
-    update = {
-        "update_id": 1,
-        "message": {
-            "message_id": 1,
-            "date": 0,
-            "chat": {"id": 42, "type": "private", "first_name": "Anna"},
-            "from": {"id": 42, "is_bot": False, "first_name": "Anna"},
-            "text": "/help",
-        },
-    }
+    anna = {"id": 42, "first_name": "Anna"}
+    message = {"message_id": 1, "date": 0, "text": "/help", "from": {**anna, "is_bot": False}}
+    update = {"update_id": 1, "message": {**message, "chat": {**anna, "type": "private"}}}
     body = json.dumps(update).encode()
     started = time.monotonic()
     while time.monotonic() - started < 120:
