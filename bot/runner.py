@@ -47,8 +47,9 @@ async def run(config: Config) -> None:
     application = build_application(config)
     calls = application.bot_data.telegram
     assert calls is not None
-    ptb_log = logging.getLogger("telegram.ext")
-    ptb_log.addFilter(_no_token_traceback)
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(_no_token_traceback)
     try:
         async with contextlib.AsyncExitStack() as steps:
             await _serve(application, config, steps)
@@ -57,7 +58,8 @@ async def run(config: Config) -> None:
         if not calls.token_refused.is_set():
             raise
     finally:
-        ptb_log.removeFilter(_no_token_traceback)
+        for handler in handlers:
+            handler.removeFilter(_no_token_traceback)
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
     if calls.token_refused.is_set():
@@ -65,8 +67,9 @@ async def run(config: Config) -> None:
 
 
 def _no_token_traceback(record: logging.LogRecord) -> bool:
-    """python-telegram-bot logs a refused token with a traceback; the bot says it in one line."""
-    return "Invalid token" not in str(record.msg)
+    """A call that met the refused token logs its traceback; the process says it in one line
+    as it ends (bot/__main__.py), whichever call met it first."""
+    return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
 
 
 async def _serve(

@@ -18,7 +18,7 @@ from bot.emulator import FakeBotApi
 from bot.storage import open_storage
 from tests.support.boards import grid
 from tests.support.harness import User, eventually
-from tests.support.processes import ROOT, refused_setting, stop_cleanly
+from tests.support.processes import PUBLIC_URL, ROOT, SECRET, refused_setting, stop_cleanly
 from tests.support.replays import give_long_games
 
 
@@ -245,16 +245,29 @@ async def test_a_refused_token_is_one_line_and_exit_code_2_and_never_logged(
         assert len(stderr.strip().splitlines()) == 1, stderr
 
 
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
 async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_exit_2(
-    api, tmp_path
+    api, tmp_path, mode
 ):
     database = tmp_path / "bot.sqlite3"
-    process = await _bot_on_sqlite(api, database)
+    env = {
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_BASE_URL": api.base_url,
+        "BOT_DATABASE": str(database),
+        "LOG_LEVEL": "WARNING",
+    }
+    if mode == "webhook":
+        port = _free_port()
+        env.update(WEBHOOK_URL=PUBLIC_URL, WEBHOOK_SECRET=SECRET, PORT=str(port))
+        api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
+    process = await _bot_process(env)
     try:
-        await api.wait_request("getUpdates", timeout=30)
+        await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
         anna = User(api, 101, "Anna")
         await anna.open_board()
         api.revoke_token()
+        if mode == "webhook":  # the next call the bot makes meets the refusal
+            api.send_text(101, 101, "/help")
     except BaseException:
         process.kill()
         raise
