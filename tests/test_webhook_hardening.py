@@ -128,8 +128,14 @@ async def test_big_bodies_without_the_secret_are_never_read_and_memory_stays_fla
     assert stderr.count("refused a webhook request without the right secret") == 1, stderr
 
 
-async def test_a_body_over_the_cap_is_refused_with_the_secret_too(api, tmp_path):
+async def test_a_body_over_the_cap_or_no_update_is_refused_with_the_secret_too(api, tmp_path):
     async with Hook(api, tmp_path / "bot.sqlite3") as hook:
+        async with aiohttp.ClientSession() as session:
+            for body in (b"not json", b"[]", b"5", b"{}", b'{"update_id": 1, "message": "x"}'):
+                async with session.post(
+                    hook.api.webhook_targets[0], data=body, headers={SECRET_HEADER: SECRET}
+                ) as response:
+                    assert response.status == 400, body
         sent, answer = await send_huge(hook, secret=SECRET)
         assert sent < 100 * MB and (answer == b"" or answer.startswith(b"HTTP/1.1 413"))
         reader, writer = await hook.raw(post_head(None))  # chunked: counted as it arrives

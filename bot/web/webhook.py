@@ -45,7 +45,7 @@ def webhook_routes(path: str, secret: str, application: Application) -> RouteSet
             return refused.response
         try:
             update = Update.de_json(json.loads(body), application.bot)
-        except (ValueError, TypeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
             log.warning("refused a webhook request that is no update: %s", error)
             return refusal(400, "not an update")
         await application.update_queue.put(update)  # returns once the update is handled
