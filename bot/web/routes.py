@@ -12,7 +12,11 @@ from bot.web.webhook import webhook_routes
 
 
 def route_sets(config: Config, application: Application) -> list[RouteSet]:
-    """The routes for this configuration; called once the services have started."""
+    """The routes for this configuration; called once the services have started.
+
+    A route set that needs the services reads `application.bot_data.services` when a
+    request comes (they are set by then), and calls them, never a Telegram handler.
+    """
     routes: list[RouteSet] = [health_routes(application)]
     if config.metrics and config.metrics_address is None:
         routes.append(metrics_routes)
