@@ -76,6 +76,21 @@ class Config:
     telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
     # With PostgreSQL, seconds an update waits for a free connection before it gives up.
     database_wait: float = 5.0
+    # The web server's port when polling (PORT); None: no web server. Webhook mode always
+    # has one, on the webhook's port.
+    web_port: int | None = None
+    web_listen: str = "0.0.0.0"  # LISTEN
+    # /metrics (METRICS): served on the web server (on), not at all (off), or only on an
+    # address of its own, such as 127.0.0.1:9108 (`metrics_address`).
+    metrics: bool = True
+    metrics_address: tuple[str, int] | None = None
+
+    @property
+    def web_address(self) -> tuple[str, int] | None:
+        """Where the bot's web server listens (host, port); None when it has none."""
+        if self.webhook is not None:
+            return self.webhook.listen, self.webhook.port
+        return None if self.web_port is None else (self.web_listen, self.web_port)
 
     @property
     def database_pool_size(self) -> int:
@@ -147,6 +162,34 @@ def load_retry_max(env: Mapping[str, str]) -> float:
     return seconds
 
 
+def load_port(env: Mapping[str, str]) -> int | None:
+    """PORT: where the web server listens; None when it is not set."""
+    raw_port = env.get("PORT", "").strip()
+    if not raw_port:
+        return None
+    if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
+        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
+    return int(raw_port)
+
+
+def load_metrics(env: Mapping[str, str]) -> tuple[bool, tuple[str, int] | None]:
+    """METRICS: on, off, or host:port (served there alone); (served, own address)."""
+    raw = env.get("METRICS", "").strip().lower() or "on"
+    if raw in ("on", "off"):
+        return raw == "on", None
+    host, colon, port = raw.rpartition(":")
+    if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
+        raise ConfigError(
+            "METRICS must be on, off, or the host:port to serve /metrics on alone "
+            "(such as 127.0.0.1:9108)."
+        )
+    return True, (host.strip("[]"), int(port))
+
+
+def load_listen(env: Mapping[str, str]) -> str:
+    return env.get("LISTEN", "").strip() or "0.0.0.0"
+
+
 def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     """Webhook settings when WEBHOOK_URL is set (or `required`, for --webhook), else None."""
     url = env.get("WEBHOOK_URL", "").strip()
@@ -168,18 +211,15 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
         )
     if not SECRET_PATTERN.fullmatch(secret):
         raise ConfigError("WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and -.")
-    raw_port = env.get("PORT", "").strip() or str(DEFAULT_WEBHOOK_PORT)
-    if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
-        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
-    listen = env.get("LISTEN", "").strip() or "0.0.0.0"
+    port = load_port(env) or DEFAULT_WEBHOOK_PORT
     connections = env.get("WEBHOOK_MAX_CONNECTIONS", "").strip() or str(DEFAULT_WEBHOOK_CONNECTIONS)
     if not connections.isdigit() or not 1 <= int(connections) <= 100:
         raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
     return Webhook(
         url=url,
         secret=secret,
-        port=int(raw_port),
-        listen=listen,
+        port=port,
+        listen=load_listen(env),
         max_connections=int(connections),
     )
 
@@ -198,6 +238,7 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
     log_level = load_log_level(env)
     database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
+    metrics, metrics_address = load_metrics(env)
     return Config(
         token=token,
         base_url=base_url,
@@ -206,4 +247,8 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         database_url=load_database_url(env),
         webhook=load_webhook(env, required=webhook),
         telegram_retry_max=load_retry_max(env),
+        web_port=load_port(env),
+        web_listen=load_listen(env),
+        metrics=metrics,
+        metrics_address=metrics_address,
     )

@@ -212,3 +212,33 @@ async def test_shutdown_gives_up_on_what_would_only_go_out_after_it():
     assert time.monotonic() - start < 30  # neither the flood wait nor the card waited for
     assert sorted(sent) == [-100, 2]
     assert group.cancelled() or group.exception() is None  # its emptied queue is no error
+
+
+async def test_the_backlog_counts_what_waits_and_how_long_the_oldest_has():
+    now = [100.0]
+    pacer = Pacer(Pace(burst=1, private_per_second=1), clock=lambda: now[0])
+    release = asyncio.Event()
+
+    async def held() -> None:
+        await release.wait()
+
+    async def quick() -> None:
+        pass
+
+    assert pacer.backlog() == (0, 0.0) and pacer.flood_waits() == 0
+    pacer.post(1, held)  # runs at once, and holds its chat's queue
+    await asyncio.sleep(0)
+    pacer.redraw(1, 10, quick)
+    now[0] = 103.0
+    pacer.redraw(1, 10, quick)  # replaces the waiting redraw, which keeps its age
+    pacer.post(2, held)
+    await asyncio.sleep(0)
+    pacer.post(2, quick)
+    assert pacer.backlog() == (2, 3.0)
+    pacer.flood_wait(3, 30)
+    now[0] = 110.0
+    assert pacer.flood_waits() == 1
+    now[0] = 140.0
+    assert pacer.flood_waits() == 0
+    release.set()
+    await pacer.drain(timeout=1)

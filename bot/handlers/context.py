@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
+from bot.delivery.calls import TelegramCalls
 from bot.delivery.pacer import Pacer
 from bot.delivery.throttle import Throttle
 from bot.models import Player
@@ -53,6 +54,7 @@ class BotData:
     """The application-wide state python-telegram-bot keeps: the services, once started."""
 
     services: Services | None = None
+    telegram: TelegramCalls | None = None  # how the calls to Telegram went
 
 
 @dataclass(frozen=True, slots=True)
