@@ -205,10 +205,10 @@ EVERYWHERE = {
 @pytest.mark.parametrize(
     ("language", "description", "group_best"),
     [
-        ("en", "How to play", "The group's best scores and challenges"),
+        ("en", "How to play", "The group’s best scores and challenges"),
         ("nl", "Spelregels", "De beste scores en uitdagingen van de groep"),
         ("de", "Spielregeln", "Die Highscores und Herausforderungen der Gruppe"),
-        ("fr", "How to play", "The group's best scores and challenges"),
+        ("fr", "How to play", "The group’s best scores and challenges"),
     ],
 )
 async def test_command_menus_are_set_per_language_and_per_kind_of_chat(
