@@ -103,6 +103,9 @@ async def share(update: Update, context: BotContext) -> None:
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
+    if await context.services.sharing.in_running_challenge(stored):
+        reply(context, update, texts.challenge_running(t))
+        return
     link = _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
     owner = await context.services.players.player(stored.owner_id)
@@ -211,7 +214,11 @@ async def inline_query(update: Update, context: BotContext) -> None:
     offers: list[tuple[str, StoredGame, str, str | None]] = []
     latest = await sharing.latest_anywhere(user.id)
     sender = Player(user.id, display_name(user))
-    if latest is not None and latest.game.moves > 0:
+    if (
+        latest is not None
+        and latest.game.moves > 0
+        and not await sharing.in_running_challenge(latest)
+    ):
         link = _duel_link(context, latest)
         if link is not None:
             # The id names the game and how far it got: a later query shows a later card.
@@ -268,6 +275,9 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
     result = await services.sharing.start_duel(payload, aud.player.user_id)
     if result.status is DuelStatus.INVALID:
         reply(context, update, t._("This link doesn't work. Ask for a new one."))
+        return
+    if result.status is DuelStatus.CHALLENGE_RUNNING:
+        reply(context, update, texts.challenge_running(t))
         return
     if result.status is DuelStatus.OWN:
         reply(context, update, t._("That's your own game: send the link to a friend."))

@@ -94,3 +94,10 @@ def duel_result(
         verdict = t._("A draw!")
     figures = t._("Same game on {size}: {you} {your_score}, {rival} {rival_score}.", **values)
     return figures + " " + verdict
+
+
+def challenge_running(t: Translator) -> str:
+    return t._(
+        "This game is part of a running challenge, so its tiles stay secret until the "
+        "challenge ends. Share it after that."
+    )
