@@ -15,7 +15,7 @@ import engine
 from bot.emulator import FakeBotApi, Upload
 from bot.presentation import images
 from tests.support.boards import button_data, buttons, isolated, moving_code
-from tests.support.databases import put_board, stored_game
+from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import RunningBot, User
 from tests.support.pictures import check_tiles, decode_png, decode_video
 
@@ -202,3 +202,20 @@ async def test_inline_results_for_someone_who_never_started_the_bot(inline_api, 
     answer = await inline_api.wait_inline_answer(query_id)
     assert answer["results"] == []
     assert answer["button"]["start_parameter"] == "inline"
+
+
+async def test_a_refused_file_id_is_forgotten_and_the_card_uploaded_again(inline_api, inline_bot):
+    api = inline_api
+    anna = play(inline_bot, User(api, 101, "Anna"))
+    await play_moves(anna, 2)
+    first = await api.wait_inline_answer(api.inline_query(101, 101, ""))
+    assert first["results"]
+    # A row poisoned, or a database moved over from another bot: Telegram knows no such file.
+    assert await execute_sql(inline_bot.database, "UPDATE shared_files SET file_id = 'AgAD-gone'")
+
+    for text in ("", "again"):  # each later query is answered with cards that work
+        answer = await api.wait_inline_answer(api.inline_query(101, 101, text))
+        assert len(answer["results"]) == len(first["results"])
+        for result in answer["results"]:
+            decode_png(api.file_bytes(result["photo_file_id"]))
+    assert await count_rows(inline_bot.database, "shared_files", "file_id = 'AgAD-gone'") == 0

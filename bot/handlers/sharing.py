@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import (
+    InlineQuery,
     InlineQueryResultCachedPhoto,
     InlineQueryResultsButton,
     Message,
@@ -34,6 +35,8 @@ from bot.services.workers import Busy
 
 log = logging.getLogger(__name__)
 Media = bytes | str  # a fresh upload, or the file id of an earlier one
+# An inline result: its id, the game on its card, the caption, and the duel link if any.
+Offer = tuple[str, StoredGame, str, str | None]
 
 
 async def _send_picture(
@@ -211,7 +214,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
     user = query.from_user
     t = await sender_translator(context, user)
     sharing = context.services.sharing
-    offers: list[tuple[str, StoredGame, str, str | None]] = []
+    offers: list[Offer] = []
     latest = await sharing.latest_anywhere(user.id)
     sender = Player(user.id, display_name(user))
     if (
@@ -228,11 +231,30 @@ async def inline_query(update: Update, context: BotContext) -> None:
         offers.append(
             (f"best-{size}-{best.id}", best, texts.card_caption(t, sender, best.game), None)
         )
+    try:
+        await _answer_inline(context, query, t, offers, fresh=False)
+    except BadRequest as error:
+        if not _wrong_file(error):
+            raise
+        # A stored file id this bot cannot use (a poisoned row, a database moved to another
+        # bot): the cards are sent again, which replaces every id Telegram refuses.
+        log.info("inline results refused (%s); uploading the cards again", error.message)
+        await _answer_inline(context, query, t, offers, fresh=True)
+
+
+def _wrong_file(error: BadRequest) -> bool:
+    return "wrong file identifier" in error.message.lower()
+
+
+async def _answer_inline(
+    context: BotContext, query: InlineQuery, t: Translator, offers: list[Offer], *, fresh: bool
+) -> None:
+    user = query.from_user
     results = []
     unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
     try:
         for result_id, stored, caption, link in offers:
-            photo = await _uploaded_card(context, user.id, stored, t)
+            photo = await _uploaded_card(context, user.id, stored, t, fresh=fresh)
             results.append(
                 InlineQueryResultCachedPhoto(
                     result_id,
@@ -252,11 +274,12 @@ async def inline_query(update: Update, context: BotContext) -> None:
 
 
 async def _uploaded_card(
-    context: BotContext, user_id: int, stored: StoredGame, t: Translator
+    context: BotContext, user_id: int, stored: StoredGame, t: Translator, *, fresh: bool
 ) -> str:
+    """The card's file id; `fresh`: sent again first, so a refused stored id is replaced."""
     figures = await _figures(context, stored)
     key = images.card_key(t, figures)
-    cached = await context.services.sharing.file_id(key)
+    cached = None if fresh else await context.services.sharing.file_id(key)
     if cached is not None:
         return cached
     message = await _card(context, user_id, stored, t, None, disable_notification=True)
