@@ -2,7 +2,8 @@
 
 Every command costs a reply, and a group takes only about 20 messages a minute: a member
 sending /help three hundred times would otherwise queue replies for a quarter of an hour.
-Taps of every kind have their own, more generous throttle per user: most cost no message in
+Inline queries (one per keystroke) have a throttle per user too. Taps of every kind have
+their own, more generous throttle per user: most cost no message in
 the chat, and those that post one (a size menu, a board) post at most one of each per player
 at a time (bot/delivery/pacer.py). Either way a script's flood is refused before it costs a
 database write.
@@ -25,8 +26,20 @@ log = logging.getLogger(__name__)
 async def drop_excess(update: Update, context: BotContext) -> None:
     if update.callback_query is not None:
         await _drop_excess_taps(update, context)
+    elif update.inline_query is not None:
+        _drop_excess_inline_queries(update, context)
     else:
         _drop_excess_messages(update, context)
+
+
+def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
+    """Unanswered: the client shows the answer to the query the typist stops at."""
+    query = update.inline_query
+    assert query is not None
+    if context.services.inline_throttle.allow(query.from_user.id):
+        return
+    log.debug("inline query %s from %s dropped: over its budget", query.id, query.from_user.id)
+    raise ApplicationHandlerStop
 
 
 async def _drop_excess_taps(update: Update, context: BotContext) -> None:

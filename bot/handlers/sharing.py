@@ -22,7 +22,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 import engine
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
-from bot.handlers.context import BotContext
+from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Player, StoredGame
 from bot.presentation import images
@@ -207,11 +207,18 @@ async def inline_query(update: Update, context: BotContext) -> None:
     """`@bot` in any chat: a duel on the player's game, and their best card per size.
 
     Inline results can only show pictures Telegram already has, so a card not sent before
-    is uploaded to the player's private chat, silently, and deleted there at once.
+    is uploaded to the player's private chat, silently, and deleted there at once. An answer
+    is kept a few seconds per player and query, as Telegram keeps it (`cache_time`): a
+    client asking again, or a script asking thousands of times, costs no reads and no cards.
     """
     query = update.inline_query
     assert query is not None
     user = query.from_user
+    answers = context.services.inline_answers
+    known = answers.get((user.id, query.query))
+    if known is not None:
+        await _send_inline(query, known)
+        return
     t = await sender_translator(context, user)
     sharing = context.services.sharing
     offers: list[Offer] = []
@@ -246,9 +253,15 @@ def _wrong_file(error: BadRequest) -> bool:
     return "wrong file identifier" in error.message.lower()
 
 
+async def _send_inline(query: InlineQuery, answer: InlineAnswer) -> None:
+    results, button = answer
+    await query.answer(results, cache_time=INLINE_ANSWER_SECONDS, is_personal=True, button=button)
+
+
 async def _answer_inline(
     context: BotContext, query: InlineQuery, t: Translator, offers: list[Offer], *, fresh: bool
 ) -> None:
+    """Answer with the offers' cards; kept for the next same query unless a card was busy."""
     user = query.from_user
     results = []
     unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
@@ -266,11 +279,13 @@ async def _answer_inline(
     except Forbidden:  # never started the bot, or blocked it
         results, unreachable = [], True
     except Busy:  # a replay is being drawn for them: the cards can wait for the next query
-        results = []
+        await _send_inline(query, ([], None))
+        return
     button = None
     if unreachable:
         button = InlineQueryResultsButton(t._("Play 2048 first"), start_parameter="inline")
-    await query.answer(results, cache_time=10, is_personal=True, button=button)
+    await _send_inline(query, (results, button))
+    context.services.inline_answers[(user.id, query.query)] = (results, button)
 
 
 async def _uploaded_card(
