@@ -57,7 +57,9 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         await on_unknown_button(update, context)
         return
     if tap.action == "hint":
-        await _hint(update, context, tap.game_id)
+        # Beside this chat's updates, not in front of them: the next arrow tap is applied
+        # while the search runs (and a hint for a board moved on meanwhile is dropped).
+        context.application.create_task(_hint(update, context, tap.game_id), update=update)
         return
     services, aud = context.services, context.audience
     result = await services.games.tap(

@@ -31,7 +31,7 @@ from bot.presentation.i18n import Translator, translator
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
 from bot.services.sharing import DuelResult, DuelStatus, duel_payload
-from bot.services.workers import Busy
+from bot.services.workers import Busy, Crowded
 
 log = logging.getLogger(__name__)
 Media = bytes | str  # a fresh upload, or the file id of an earlier one
@@ -130,6 +130,9 @@ async def share(update: Update, context: BotContext) -> None:
         except Busy:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
             return
+        except Crowded:
+            await send_reply(update, texts.crowded(t))
+            return
         if not inline_mode:
             reply(context, update, texts.inline_off(t))
 
@@ -165,6 +168,9 @@ async def replay(update: Update, context: BotContext) -> None:
     if stored.actions is None:
         reply(context, update, t._("This game was played before replays were recorded."))
         return
+    if context.services.workers.crowded():
+        reply(context, update, texts.crowded(t))
+        return
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
     context.application.create_task(_send_replay(context, aud.chat_id, stored, t), update=update)
 
@@ -196,6 +202,8 @@ async def _send_replay(
         await context.bot.send_message(
             chat_id, t._("Your last picture is still being made. One moment.")
         )
+    except Crowded:
+        await context.bot.send_message(chat_id, texts.crowded(t))
 
 
 def _animation_id(message: Message) -> str:
@@ -278,7 +286,7 @@ async def _answer_inline(
             )
     except Forbidden:  # never started the bot, or blocked it
         results, unreachable = [], True
-    except Busy:  # a replay is being drawn for them: the cards can wait for the next query
+    except (Busy, Crowded):  # pictures are being drawn: the cards can wait for the next query
         await _send_inline(query, ([], None))
         return
     button = None

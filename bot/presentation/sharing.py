@@ -101,3 +101,7 @@ def challenge_running(t: Translator) -> str:
         "This game is part of a running challenge, so its tiles stay secret until the "
         "challenge ends. Share it after that."
     )
+
+
+def crowded(t: Translator) -> str:
+    return t._("I'm drawing a lot of pictures right now. Try again in a minute.")
