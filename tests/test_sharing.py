@@ -17,6 +17,7 @@ import engine
 from bot.emulator import FakeBotApi, Upload
 from bot.handlers.context import INLINE_ANSWER_SECONDS
 from bot.presentation import images
+from bot.presentation.i18n import translator
 from tests.support.boards import button_data, buttons, isolated, moving_code
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
@@ -268,3 +269,20 @@ async def test_an_inline_answer_is_kept_a_few_seconds_per_player_and_query(inlin
     now[0] += INLINE_ANSWER_SECONDS + 1
     later = await api.wait_inline_answer(api.inline_query(101, 101, ""))
     assert duel_ids(later) == duel_ids(other)  # the card of the game as it is now
+
+
+@pytest.mark.parametrize(
+    ("name", "drawn"),
+    [("\u202eevil", "evil"), ("Eve\u202e 123", "Eve 123"), ("\u3164\u200b", "Player 101")],
+)
+async def test_a_card_draws_the_name_the_texts_show(api, bot, name, drawn):
+    anna = play(bot, User(api, 101, name))
+    await play_moves(anna, 1)
+    game = await stored_game(bot.database, 101, 101)
+    api.send_text(101, 101, "/share")
+    sent = await api.wait_request("sendPhoto", chat_id=101, timeout=30)
+    card = decode_png(sent.params["photo"].data)
+    expected = decode_png(
+        images.card_png(translator("en"), images.card_figures(game, game.score, drawn))
+    )
+    assert card.tobytes() == expected.tobytes()

@@ -28,10 +28,11 @@ from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
 from bot.presentation.i18n import Translator, translator
+from bot.presentation.names import pictured_name
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
 from bot.services.sharing import DuelResult, DuelStatus, duel_payload
-from bot.services.workers import Busy, Crowded
+from bot.services.workers import Busy, Crowded, RenderSlot
 
 log = logging.getLogger(__name__)
 Media = bytes | str  # a fresh upload, or the file id of an earlier one
@@ -60,11 +61,12 @@ async def _send_picture(
     return message
 
 
-async def _figures(context: BotContext, stored: StoredGame) -> images.CardFigures:
+async def _figures(context: BotContext, stored: StoredGame, t: Translator) -> images.CardFigures:
+    """What a card shows, the owner's name cleaned as every text cleans it."""
     storage = context.services.storage
     best = await storage.best_score(stored.owner_id, stored.game.size)
     name = (await storage.player(stored.owner_id)).name
-    return images.card_figures(stored.game, best, name)
+    return images.card_figures(stored.game, best, pictured_name(t, name, stored.owner_id))
 
 
 async def _card(
@@ -75,7 +77,7 @@ async def _card(
     caption: str | None,
     **options: object,
 ) -> Message:
-    figures = await _figures(context, stored)
+    figures = await _figures(context, stored, t)
     workers = context.services.workers
 
     async def render() -> bytes:
@@ -168,42 +170,43 @@ async def replay(update: Update, context: BotContext) -> None:
     if stored.actions is None:
         reply(context, update, t._("This game was played before replays were recorded."))
         return
-    if context.services.workers.crowded():
+    # Its place in the picture queue is taken now, so a full queue is said at once.
+    try:
+        slot = context.services.workers.claim(stored.owner_id)
+    except Busy:
+        reply(context, update, t._("Your last picture is still being made. One moment."))
+        return
+    except Crowded:
         reply(context, update, texts.crowded(t))
         return
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
-    context.application.create_task(_send_replay(context, aud.chat_id, stored, t), update=update)
+    context.application.create_task(
+        _send_replay(context, aud.chat_id, stored, t, slot), update=update
+    )
 
 
 async def _send_replay(
-    context: BotContext, chat_id: int, stored: StoredGame, t: Translator
+    context: BotContext, chat_id: int, stored: StoredGame, t: Translator, slot: RenderSlot
 ) -> None:
+    """Draw and send the replay in `slot`, the place in the picture queue claimed for it."""
     assert stored.actions is not None
     actions = stored.actions
-    figures = await _figures(context, stored)
     workers = context.services.workers
-    caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
+    with slot:
+        figures = await _figures(context, stored, t)
+        caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 
-    async def render() -> bytes:
-        await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
-        return await workers.run_alone(
-            stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
-        )
+        async def render() -> bytes:
+            await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
+            return await workers.render(images.replay_mp4, t, stored.game.seed, actions, figures)
 
-    async def send(animation: Media) -> Message:
-        return await context.bot.send_animation(
-            chat_id, animation, caption=caption, filename="replay.mp4"
-        )
+        async def send(animation: Media) -> Message:
+            return await context.bot.send_animation(
+                chat_id, animation, caption=caption, filename="replay.mp4"
+            )
 
-    key = images.replay_key(t, stored.game.seed, actions, figures)
-    try:
+        key = images.replay_key(t, stored.game.seed, actions, figures)
         await _send_picture(context, chat_id, key, render, send, _animation_id)
-    except Busy:
-        await context.bot.send_message(
-            chat_id, t._("Your last picture is still being made. One moment.")
-        )
-    except Crowded:
-        await context.bot.send_message(chat_id, texts.crowded(t))
 
 
 def _animation_id(message: Message) -> str:
@@ -300,7 +303,7 @@ async def _uploaded_card(
     context: BotContext, user_id: int, stored: StoredGame, t: Translator, *, fresh: bool
 ) -> str:
     """The card's file id; `fresh`: sent again first, so a refused stored id is replaced."""
-    figures = await _figures(context, stored)
+    figures = await _figures(context, stored, t)
     key = images.card_key(t, figures)
     cached = None if fresh else await context.services.sharing.file_id(key)
     if cached is not None:

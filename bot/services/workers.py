@@ -66,6 +66,20 @@ def _exit_with(parent_sentinel: int) -> None:
     os._exit(0)
 
 
+class RenderSlot:
+    """A place in the picture queue; a `with` block gives it back when it ends."""
+
+    def __init__(self, running: set[object], key: object) -> None:
+        self._running = running
+        self._key = key
+
+    def __enter__(self) -> RenderSlot:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._running.discard(self._key)
+
+
 class WorkerPool:
     def __init__(self, workers: int = 0, renders_queued: int = RENDERS_QUEUED) -> None:
         self._workers = workers or pool_size()
@@ -96,22 +110,28 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, function, *args)
 
-    async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
-        """Draw a picture on the render pool, unless `key` has one queued already (then raise
-        Busy at once) or the queue is full (then raise Crowded at once).
+    def claim(self, key: object) -> RenderSlot:
+        """A place in the picture queue for `key`, held until the slot's `with` block ends.
 
-        Per process: with several bot processes a player could have one job in each.
+        Raises Busy at once if `key` holds one already, Crowded if the queue is full. Per
+        process: with several bot processes a player could have one job in each.
         """
         if key in self._running:
             raise Busy(key)
         if self.crowded():
             raise Crowded(key)
         self._running.add(key)
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._render_pool, function, *args)
-        finally:
-            self._running.discard(key)
+        return RenderSlot(self._running, key)
+
+    async def render(self, function: Callable[..., T], *args: object) -> T:
+        """Draw a picture on the render pool (inside a claimed slot)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._render_pool, function, *args)
+
+    async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
+        """Claim a slot for `key` (or raise Busy or Crowded at once) and draw in it."""
+        with self.claim(key):
+            return await self.render(function, *args)
 
     def crowded(self) -> bool:
         """Whether a picture asked for now would be refused: the queue is full."""
