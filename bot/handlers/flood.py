@@ -3,10 +3,10 @@
 Every command costs a reply, and a group takes only about 20 messages a minute: a member
 sending /help three hundred times would otherwise queue replies for a quarter of an hour.
 Inline queries (one per keystroke) have a throttle per user too. Taps of every kind have
-their own, more generous throttle per user: most cost no message in
-the chat, and those that post one (a size menu, a board) post at most one of each per player
-at a time (bot/delivery/pacer.py). Either way a script's flood is refused before it costs a
-database write.
+their own, more generous throttle per user: most cost no message in the chat, and those that
+post one (a size menu, a board) post at most one of each per player at a time
+(bot/delivery/pacer.py). Either way a script's flood is refused before it costs a database
+write.
 """
 
 from __future__ import annotations
