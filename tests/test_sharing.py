@@ -212,13 +212,13 @@ async def test_a_refused_file_id_is_forgotten_and_the_card_uploaded_again(inline
     api = inline_api
     anna = play(inline_bot, User(api, 101, "Anna"))
     await play_moves(anna, 2)
-    first = await api.wait_inline_answer(api.inline_query(101, 101, ""))
+    first = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
     assert first["results"]
     # A row poisoned, or a database moved over from another bot: Telegram knows no such file.
     assert await execute_sql(inline_bot.database, "UPDATE shared_files SET file_id = 'AgAD-gone'")
 
     for text in ("", "again"):  # each later query is answered with cards that work
-        answer = await api.wait_inline_answer(api.inline_query(101, 101, text))
+        answer = await api.wait_inline_answer(api.inline_query(101, 101, text), timeout=30)
         assert len(answer["results"]) == len(first["results"])
         for result in answer["results"]:
             decode_png(api.file_bytes(result["photo_file_id"]))
@@ -258,16 +258,16 @@ async def test_an_inline_answer_is_kept_a_few_seconds_per_player_and_query(inlin
     def duel_ids(answer: dict) -> list[str]:
         return [r["id"] for r in answer["results"] if r["id"].startswith("duel-")]
 
-    first = await api.wait_inline_answer(api.inline_query(101, 101, ""))
+    first = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
     assert first["cache_time"] == INLINE_ANSWER_SECONDS and first["is_personal"]
     game = await stored_game(inline_bot.database, 101, 101)
     await anna.tap(anna.board(), {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[moving_code(game)])
-    again = await api.wait_inline_answer(api.inline_query(101, 101, ""))
+    again = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
     assert duel_ids(again) == duel_ids(first)  # the same answer, not read and drawn again
-    other = await api.wait_inline_answer(api.inline_query(101, 101, "x"))
+    other = await api.wait_inline_answer(api.inline_query(101, 101, "x"), timeout=30)
     assert duel_ids(other) != duel_ids(first)  # another query is answered afresh
     now[0] += INLINE_ANSWER_SECONDS + 1
-    later = await api.wait_inline_answer(api.inline_query(101, 101, ""))
+    later = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
     assert duel_ids(later) == duel_ids(other)  # the card of the game as it is now
 
 

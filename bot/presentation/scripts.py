@@ -61,14 +61,23 @@ def _face(path: Path) -> _Face:
 
 
 @cache
-def faces(primary: Path) -> tuple[_Face, ...]:
-    """The primary font, then every fallback that is installed, each with its characters."""
-    found = [_face(primary)]
-    for family in FALLBACK_FAMILIES:
-        path = _installed(family)
-        if path is not None:
-            found.append(_face(path))
-    return tuple(found)
+def _primary(path: Path) -> _Face:
+    return _face(path)
+
+
+@cache
+def _fallbacks() -> tuple[_Face, ...]:
+    """Every fallback font that is installed. Read on the first character the primary font
+    lacks: a CJK font's character map takes a second or two to read."""
+    return tuple(_face(path) for family in FALLBACK_FAMILIES if (path := _installed(family)))
+
+
+def _faces(primary: Path, text: str) -> tuple[_Face, ...]:
+    """The fonts `text` needs looked at: the primary one, and the fallbacks if it lacks any."""
+    first = _primary(primary)
+    if all(ord(char) in first.characters for char in text):
+        return (first,)
+    return (first, *_fallbacks())
 
 
 @cache
@@ -85,7 +94,7 @@ def _runs(primary: Path, text: str) -> list[tuple[_Face, str]]:
     so an emoji sequence or an accented letter is drawn whole by one font.
     """
     runs: list[tuple[_Face, str]] = []
-    everything = faces(primary)
+    everything = _faces(primary, text)
     for char in _plain(everything, text):
         joins = unicodedata.category(char) in {"Mn", "Me", "Cf"} or "\ufe00" <= char <= "\ufe0f"
         if runs and joins:
@@ -122,7 +131,7 @@ def draw_text(
 ) -> None:
     """Draw `text` with its top left at `xy`, each run in the font that has it."""
     x, top = xy
-    baseline = top + _font(faces(primary)[0], size).getmetrics()[0]
+    baseline = top + _font(_primary(primary), size).getmetrics()[0]
     draw = ImageDraw.Draw(image)
     for face, run in _runs(primary, text):
         font = _font(face, size)
