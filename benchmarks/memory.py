@@ -33,6 +33,22 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def bot_environment(api: FakeBotApi, database: Path) -> dict[str, str]:
+    """`python -m bot` against the emulator on a SQLite file, whatever the shell had set."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k != "DATABASE_URL"
+    }
+    env.update(
+        TELEGRAM_BOT_TOKEN=api.token,
+        TELEGRAM_BASE_URL=api.base_url,
+        BOT_DATABASE=str(database),
+        LOG_LEVEL="WARNING",
+    )
+    return env
+
+
 async def _boards(events: asyncio.Queue[dict[str, Any]], users: range) -> dict[int, dict]:
     """The board message each user of the batch got (the bot's message with a keyboard)."""
     boards: dict[int, dict] = {}
@@ -69,17 +85,7 @@ async def run(users: int, batch: int, every: int) -> None:
     async with FakeBotApi() as api:
         events = api.subscribe()
         with tempfile.TemporaryDirectory() as folder:
-            env = {
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_")) and k != "DATABASE_URL"
-            }
-            env.update(
-                TELEGRAM_BOT_TOKEN=api.token,
-                TELEGRAM_BASE_URL=api.base_url,
-                BOT_DATABASE=str(Path(folder) / "memory.sqlite3"),
-                LOG_LEVEL="WARNING",
-            )
+            env = bot_environment(api, Path(folder) / "memory.sqlite3")
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", cwd=ROOT, env=env
             )

@@ -44,6 +44,10 @@ TAP_BURST = 60.0
 # Each hint costs a search of up to 50 ms on a worker: three in a row, then one every 2 s.
 HINTS_PER_SECOND = 0.5
 HINT_BURST = 3.0
+# Each inline query costs database reads and maybe card uploads, and clients send one per
+# keystroke: a word's worth at once, then one a second.
+INLINE_QUERIES_PER_SECOND = 1.0
+INLINE_QUERY_BURST = 10.0
 # Each message (a command, mostly) costs a reply: a few at once, then one a second per user,
 # and in a group no more than the group can be answered (Telegram: about 20 a minute).
 MESSAGES_PER_SECOND = 1.0
@@ -107,6 +111,7 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
         pacer=pacer,
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
+        inline_throttle=Throttle(rate=INLINE_QUERIES_PER_SECOND, burst=INLINE_QUERY_BURST),
         message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
         group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
         card_interval=config.card_interval,

@@ -308,6 +308,12 @@ async def test_a_tap_on_a_replaced_games_board_leaves_the_new_game_alone(api, bo
         "lang:fr",
         "lang:de",  # a real language, but this board offers no such button
         "\x00\x01",
+        # A pattern ending in `$` also matches before a final newline.
+        "g:1:l\n",
+        "new\n",
+        "new:5\n",
+        "lang:en\n",
+        "cur\n",
     ],
 )
 async def test_forged_buttons_get_a_clear_answer_and_change_nothing(api, bot, data):

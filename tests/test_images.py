@@ -126,3 +126,32 @@ def test_a_1000_move_replay_is_a_20_second_time_lapse_ending_on_the_card():
     card = decode_png(images.card_png(t, final))
     assert psnr(frames[-1], card) > 38
     check_tiles(frames[-1], final, tolerance=8)
+
+
+def name_area(figures: images.CardFigures):
+    """The card's footer line with the player's name, as RGB pixels."""
+    top = images.HEADER + images.BOARD + 10
+    card = decode_png(images.card_png(translator("en"), figures))
+    return card.convert("RGB").crop((0, top, images.WIDTH, top + 50))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["مرحبا بكم", "שלום עולם", "漢字テスト", "안녕하세요", "Eve 😀", "👩‍👩‍👧‍👦🇳🇱"],
+    ids=["arabic", "hebrew", "cjk", "korean", "emoji", "emoji-sequences"],
+)
+def test_a_name_in_any_script_is_drawn_not_boxed(name):
+    figures = figures_for(BOARDS[4], name=name)
+    # Characters no font has draw as boxes: the name must not look like that.
+    boxes = figures_for(BOARDS[4], name="\U000f0000" * len(name))
+    drawn = name_area(figures)
+    assert ImageChops.difference(drawn, name_area(boxes)).getbbox() is not None
+    assert ImageChops.difference(drawn, name_area(figures_for(BOARDS[4], name=""))).getbbox()
+    if "😀" in name or "🇳🇱" in name:  # in colour, as the chat shows it
+        assert any(max(pixel) - min(pixel) > 120 for _, pixel in drawn.getcolors(1 << 20))
+
+
+def test_a_fancy_font_name_is_drawn_in_plain_letters():
+    assert name_area(figures_for(BOARDS[4], name="𝕬𝖓𝖓𝖆")) == name_area(
+        figures_for(BOARDS[4], name="Anna")
+    )

@@ -7,16 +7,20 @@ state plus the held card.
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
+from cachetools import TTLCache
 
 import engine
 from bot.emulator import FakeBotApi, Upload
+from bot.handlers.context import INLINE_ANSWER_SECONDS
 from bot.presentation import images
+from bot.presentation.i18n import translator
 from tests.support.boards import button_data, buttons, isolated, moving_code
-from tests.support.databases import put_board, stored_game
-from tests.support.harness import RunningBot, User
+from tests.support.databases import count_rows, execute_sql, put_board, stored_game
+from tests.support.harness import RunningBot, User, eventually
 from tests.support.pictures import check_tiles, decode_png, decode_video
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -204,3 +208,83 @@ async def test_inline_results_for_someone_who_never_started_the_bot(inline_api, 
     answer = await inline_api.wait_inline_answer(query_id)
     assert answer["results"] == []
     assert answer["button"]["start_parameter"] == "inline"
+
+
+async def test_a_refused_file_id_is_forgotten_and_the_card_uploaded_again(inline_api, inline_bot):
+    api = inline_api
+    anna = play(inline_bot, User(api, 101, "Anna"))
+    await play_moves(anna, 2)
+    first = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
+    assert first["results"]
+    # A row poisoned, or a database moved over from another bot: Telegram knows no such file.
+    assert await execute_sql(inline_bot.database, "UPDATE shared_files SET file_id = 'AgAD-gone'")
+
+    for text in ("", "again"):  # each later query is answered with cards that work
+        answer = await api.wait_inline_answer(api.inline_query(101, 101, text), timeout=30)
+        assert len(answer["results"]) == len(first["results"])
+        for result in answer["results"]:
+            decode_png(api.file_bytes(result["photo_file_id"]))
+    assert await count_rows(inline_bot.database, "shared_files", "file_id = 'AgAD-gone'") == 0
+
+
+async def test_a_flood_of_inline_queries_is_mostly_dropped_and_others_are_served(
+    inline_api, inline_bot, caplog
+):
+    api = inline_api
+    anna = play(inline_bot, User(api, 101, "Anna"))
+    User(api, 202, "Ben")
+    await play_moves(anna, 1)
+    caplog.set_level(logging.DEBUG, logger="bot.handlers.flood")
+    flood = [api.inline_query(101, 101, f"q{n}") for n in range(300)]
+    ben_answer = await api.wait_inline_answer(api.inline_query(202, 202, ""), timeout=30)
+    assert ben_answer["button"]["start_parameter"] == "inline"
+
+    def answered() -> int:
+        return sum(api.world.inline_queries[q].answer is not None for q in flood)
+
+    def dropped() -> int:
+        return sum("dropped: over its budget" in r.getMessage() for r in caplog.records)
+
+    await eventually(lambda: answered() + dropped() == len(flood), timeout=60)
+    assert answered() <= len(flood) // 3  # a burst, then one a second
+
+
+async def test_an_inline_answer_is_kept_a_few_seconds_per_player_and_query(inline_api, inline_bot):
+    api = inline_api
+    anna = play(inline_bot, User(api, 101, "Anna"))
+    await play_moves(anna, 1)
+    now = [0.0]
+    services = inline_bot.application.bot_data.services
+    services.inline_answers = TTLCache(100, ttl=INLINE_ANSWER_SECONDS, timer=lambda: now[0])
+
+    def duel_ids(answer: dict) -> list[str]:
+        return [r["id"] for r in answer["results"] if r["id"].startswith("duel-")]
+
+    first = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
+    assert first["cache_time"] == INLINE_ANSWER_SECONDS and first["is_personal"]
+    game = await stored_game(inline_bot.database, 101, 101)
+    await anna.tap(anna.board(), {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[moving_code(game)])
+    again = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
+    assert duel_ids(again) == duel_ids(first)  # the same answer, not read and drawn again
+    other = await api.wait_inline_answer(api.inline_query(101, 101, "x"), timeout=30)
+    assert duel_ids(other) != duel_ids(first)  # another query is answered afresh
+    now[0] += INLINE_ANSWER_SECONDS + 1
+    later = await api.wait_inline_answer(api.inline_query(101, 101, ""), timeout=30)
+    assert duel_ids(later) == duel_ids(other)  # the card of the game as it is now
+
+
+@pytest.mark.parametrize(
+    ("name", "drawn"),
+    [("\u202eevil", "evil"), ("Eve\u202e 123", "Eve 123"), ("\u3164\u200b", "Player 101")],
+)
+async def test_a_card_draws_the_name_the_texts_show(api, bot, name, drawn):
+    anna = play(bot, User(api, 101, name))
+    await play_moves(anna, 1)
+    game = await stored_game(bot.database, 101, 101)
+    api.send_text(101, 101, "/share")
+    sent = await api.wait_request("sendPhoto", chat_id=101, timeout=30)
+    card = decode_png(sent.params["photo"].data)
+    expected = decode_png(
+        images.card_png(translator("en"), images.card_figures(game, game.score, drawn))
+    )
+    assert card.tobytes() == expected.tobytes()

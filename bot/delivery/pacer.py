@@ -11,8 +11,11 @@ Handlers never wait for the pace: they hand what they send to the chat's queue a
 so a tap is answered at once however far behind the chat's messages are. One worker per chat
 runs the queue in order once a token is free. Posts (new messages) run one each; redraws
 coalesce per message, and each draws the state saved when its turn comes, so a board always
-ends on the latest move without an edit per tap. A redraw may also ask for a minimum time
-between two edits of its message (challenge cards: a few a minute, however many play).
+ends on the latest move without an edit per tap. A post may name what it is the latest of
+(a player's size menu, say): a newer post of that name replaces the one still waiting, so a
+chat's queue holds at most one of each per player however fast they tap. A redraw may also
+ask for a minimum time between two edits of its message (challenge cards: a few a minute,
+however many play).
 
 A 429 that comes all the same (Telegram changed its limits, the token is used elsewhere)
 holds that chat back for `retry_after`, then halves its pace and allows it no burst; the
@@ -206,9 +209,14 @@ class Pacer:
 
     # ----- the queues ---------------------------------------------------------------------
 
-    def post(self, chat_id: int, job: Job) -> None:
-        """Send something new into the chat, after what was queued before it."""
-        self._enqueue(chat_id, ("post", next(self._posts)), _Item(job, -math.inf))
+    def post(self, chat_id: int, job: Job, *, latest_of: Hashable | None = None) -> None:
+        """Send something new into the chat, after what was queued before it.
+
+        With `latest_of`, a post of the same `latest_of` still waiting is replaced by this
+        one, in its place: nobody needs two thousand size menus.
+        """
+        key = ("post", next(self._posts)) if latest_of is None else ("latest", latest_of)
+        self._enqueue(chat_id, key, _Item(job, -math.inf))
 
     def redraw(
         self,

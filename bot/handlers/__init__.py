@@ -26,7 +26,7 @@ def _no_data(data: object) -> bool:
 
 
 def register(application: Application) -> None:
-    application.add_handler(TypeHandler(Update, flood.drop_excess_messages), group=FLOOD_GROUP)
+    application.add_handler(TypeHandler(Update, flood.drop_excess), group=FLOOD_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     # New messages only: editing an old message must not run its command (or chatter) again.
     new = filters.UpdateType.MESSAGE

@@ -9,6 +9,7 @@ their turn comes: a redraw request edits the message soon, coalesced with later 
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
@@ -82,16 +83,25 @@ def retire_board(bot: Bot, services: Services, chat_id: int, message_id: int) ->
 
 
 def send_board(
-    context: BotContext, update: object, stored: StoredGame, t: Translator, view: str
+    context: BotContext,
+    update: object,
+    stored: StoredGame,
+    t: Translator,
+    view: str,
+    *,
+    latest_of: Hashable | None = None,
 ) -> None:
-    """Post the board as a new message, in turn, and make it the game's board message."""
+    """Post the board as a new message, in turn, and make it the game's board message.
+
+    `latest_of`: a newer post of the same name replaces this one while it waits.
+    """
     bot, services = context.bot, context.services
 
     async def send() -> None:
         latest = await services.games.saved(stored.id)
         await _send_board(bot, services, latest or stored, t, view)
 
-    deliver(context, update, stored.chat_id, send)
+    deliver(context, update, stored.chat_id, send, latest_of=latest_of)
 
 
 async def _edit_board(

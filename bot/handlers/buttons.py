@@ -58,15 +58,14 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         await on_unknown_button(update, context)
         return
     if tap.action == "hint":
-        await _hint(update, context, tap.game_id)
+        # Beside this chat's updates, not in front of them: the next arrow tap is applied
+        # while the search runs (and a hint for a board moved on meanwhile is dropped).
+        context.application.create_task(_hint(update, context, tap.game_id), update=update)
         return
     if tap.action == "view":
         await _switch_view(update, context, tap.game_id)
         return
     services, aud = context.services, context.audience
-    if not services.throttle.allow(query.from_user.id):
-        await answer(query, aud.own._("Easy there: too many taps at once. Try again in a moment."))
-        return
     result = await services.games.tap(
         message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
     )
@@ -200,7 +199,7 @@ async def _answer_tap(
 async def on_new_button(update: Update, context: BotContext) -> None:
     """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
-    aud = context.audience
+    aud, user_id = context.audience, query.from_user.id
     size = callbacks.parse_new_game(query.data)
     if size is None:
         await answer(query)
@@ -209,15 +208,17 @@ async def on_new_button(update: Update, context: BotContext) -> None:
         async def send_menu() -> None:
             await context.bot.send_message(aud.chat_id, menu_text, reply_markup=menu)
 
-        deliver(context, update, aud.chat_id, send_menu)
+        deliver(context, update, aud.chat_id, send_menu, latest_of=("size menu", user_id))
         return
     message = query.message
     assert message is not None
     services = context.services
-    stored = await services.games.start(aud.chat_id, query.from_user.id, size, delivery_key(update))
+    stored = await services.games.start(
+        aud.chat_id, user_id, size, delivery_key(update), keep_unplayed=True
+    )
     await answer(query)
     if aud.in_group:  # the menu is shared: leave it for others, post the board anew
-        send_board(context, update, stored, aud.post, aud.player.view)
+        send_board(context, update, stored, aud.post, aud.player.view, latest_of=("board", user_id))
     else:
         request_redraw(context, stored, message.message_id, aud.post, aud.player.view)
 
@@ -250,8 +251,9 @@ async def on_current_button(update: Update, context: BotContext) -> None:
     aud = context.audience
     services = context.services
     await answer(query)
-    stored = await services.games.current_or_start(aud.chat_id, query.from_user.id)
-    send_board(context, update, stored, aud.post, aud.player.view)
+    user_id = query.from_user.id
+    stored = await services.games.current_or_start(aud.chat_id, user_id)
+    send_board(context, update, stored, aud.post, aud.player.view, latest_of=("board", user_id))
 
 
 async def on_unknown_button(update: Update, context: BotContext) -> None:

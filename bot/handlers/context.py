@@ -6,8 +6,10 @@ contexttypesbot example) instead of fishing untyped objects out of `bot_data` by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from cachetools import TTLCache
+from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
@@ -26,6 +28,12 @@ from bot.services.workers import WorkerPool
 from bot.storage import Storage
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+# How long an inline answer is kept, by Telegram (`cache_time`) and by the bot alike, and
+# how many at most.
+INLINE_ANSWER_SECONDS = 10
+INLINE_ANSWERS_KEPT = 10_000
+# An inline query's answer: its results, and the button above them (if any).
+InlineAnswer = tuple[list[InlineQueryResultCachedPhoto], InlineQueryResultsButton | None]
 
 
 @dataclass
@@ -44,10 +52,15 @@ class Services:
     pacer: Pacer
     throttle: Throttle  # taps per user
     hint_throttle: Throttle  # hints per user
+    inline_throttle: Throttle  # inline queries per user
     message_throttle: Throttle  # messages per user
     group_message_throttle: Throttle  # messages per group
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
+    # Inline answers as last given, per (user, query): kept a few seconds, as Telegram does.
+    inline_answers: TTLCache[tuple[int, str], InlineAnswer] = field(
+        default_factory=lambda: TTLCache(INLINE_ANSWERS_KEPT, ttl=INLINE_ANSWER_SECONDS)
+    )
 
 
 class BotData:

@@ -1,9 +1,12 @@
-"""Messages beyond a sender's or a group's budget are dropped before any handler runs.
+"""Messages and taps beyond a sender's or a group's budget are dropped before any handler runs.
 
 Every command costs a reply, and a group takes only about 20 messages a minute: a member
 sending /help three hundred times would otherwise queue replies for a quarter of an hour.
-Taps have their own, more generous throttle (bot/handlers/buttons.py), since they cost no
-message in the chat.
+Inline queries (one per keystroke) have a throttle per user too. Taps of every kind have
+their own, more generous throttle per user: most cost no message in the chat, and those that
+post one (a size menu, a board) post at most one of each per player at a time
+(bot/delivery/pacer.py). Either way a script's flood is refused before it costs a database
+write.
 """
 
 from __future__ import annotations
@@ -13,12 +16,43 @@ import logging
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
+from bot.handlers.bookkeeping import sender_translator
 from bot.handlers.context import GROUP_TYPES, BotContext
+from bot.handlers.replies import answer
 
 log = logging.getLogger(__name__)
 
 
-async def drop_excess_messages(update: Update, context: BotContext) -> None:
+async def drop_excess(update: Update, context: BotContext) -> None:
+    if update.callback_query is not None:
+        await _drop_excess_taps(update, context)
+    elif update.inline_query is not None:
+        _drop_excess_inline_queries(update, context)
+    else:
+        _drop_excess_messages(update, context)
+
+
+def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
+    """Unanswered: the client shows the answer to the query the typist stops at."""
+    query = update.inline_query
+    assert query is not None
+    if context.services.inline_throttle.allow(query.from_user.id):
+        return
+    log.debug("inline query %s from %s dropped: over its budget", query.id, query.from_user.id)
+    raise ApplicationHandlerStop
+
+
+async def _drop_excess_taps(update: Update, context: BotContext) -> None:
+    query = update.callback_query
+    assert query is not None
+    if context.services.throttle.allow(query.from_user.id):
+        return
+    t = await sender_translator(context, query.from_user)
+    await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
+    raise ApplicationHandlerStop
+
+
+def _drop_excess_messages(update: Update, context: BotContext) -> None:
     message, user, chat = update.message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
         return  # taps, edits and service updates have their own rules

@@ -10,6 +10,7 @@ double tap, a keyboard already swapped: each is logged and the update goes on.
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
@@ -20,8 +21,18 @@ from bot.handlers.context import BotContext
 log = logging.getLogger(__name__)
 
 
-def deliver(context: BotContext, update: object, chat_id: int, send: Job) -> None:
-    """Queue `send` at the chat's pace; should it fail, the error handler gets `update`."""
+def deliver(
+    context: BotContext,
+    update: object,
+    chat_id: int,
+    send: Job,
+    *,
+    latest_of: Hashable | None = None,
+) -> None:
+    """Queue `send` at the chat's pace; should it fail, the error handler gets `update`.
+
+    `latest_of` names what this post is the newest of (Pacer.post): one waits at most.
+    """
     application = context.application
 
     async def run() -> None:
@@ -32,7 +43,7 @@ def deliver(context: BotContext, update: object, chat_id: int, send: Job) -> Non
         except Exception as error:
             await application.process_error(update, error)
 
-    context.services.pacer.post(chat_id, run)
+    context.services.pacer.post(chat_id, run, latest_of=latest_of)
 
 
 def offered(query: CallbackQuery) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from telegram import (
+    InlineQuery,
     InlineQueryResultCachedPhoto,
     InlineQueryResultsButton,
     Message,
@@ -22,20 +23,23 @@ from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 import engine
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
-from bot.handlers.context import BotContext
+from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.metrics import RENDER
 from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
 from bot.presentation.i18n import Translator, player_language, translator
+from bot.presentation.names import pictured_name
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
 from bot.services.sharing import DuelResult, DuelStatus, duel_payload
-from bot.services.workers import Busy
+from bot.services.workers import Busy, Crowded, RenderSlot
 
 log = logging.getLogger(__name__)
 Media = bytes | str  # a fresh upload, or the file id of an earlier one
+# An inline result: its id, the game on its card, the caption, and the duel link if any.
+Offer = tuple[str, StoredGame, str, str | None]
 
 
 async def _send_picture(
@@ -59,11 +63,12 @@ async def _send_picture(
     return message
 
 
-async def _figures(context: BotContext, stored: StoredGame) -> images.CardFigures:
+async def _figures(context: BotContext, stored: StoredGame, t: Translator) -> images.CardFigures:
+    """What a card shows, the owner's name cleaned as every text cleans it."""
     storage = context.services.storage
     best = await storage.best_score(stored.owner_id, stored.game.size)
     name = (await storage.player(stored.owner_id)).name
-    return images.card_figures(stored.game, best, name)
+    return images.card_figures(stored.game, best, pictured_name(t, name, stored.owner_id))
 
 
 async def _card(
@@ -74,7 +79,7 @@ async def _card(
     caption: str | None,
     **options: object,
 ) -> Message:
-    figures = await _figures(context, stored)
+    figures = await _figures(context, stored, t)
     workers = context.services.workers
 
     async def render() -> bytes:
@@ -106,6 +111,9 @@ async def share(update: Update, context: BotContext) -> None:
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
+    if await context.services.sharing.in_running_challenge(stored):
+        reply(context, update, texts.challenge_running(t))
+        return
     link = _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
     owner = await context.services.players.player(stored.owner_id)
@@ -126,6 +134,9 @@ async def share(update: Update, context: BotContext) -> None:
             )
         except Busy:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
+            return
+        except Crowded:
+            await send_reply(update, texts.crowded(t))
             return
         if not inline_mode:
             reply(context, update, texts.inline_off(t))
@@ -162,43 +173,51 @@ async def replay(update: Update, context: BotContext) -> None:
     if stored.actions is None:
         reply(context, update, t._("This game was played before replays were recorded."))
         return
+    # Its place in the picture queue is taken now, so a full queue is said at once.
+    try:
+        slot = context.services.workers.claim(stored.owner_id)
+    except Busy:
+        reply(context, update, t._("Your last picture is still being made. One moment."))
+        return
+    except Crowded:
+        reply(context, update, texts.crowded(t))
+        return
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
-    context.application.create_task(_send_replay(context, aud.chat_id, stored, t), update=update)
+    context.application.create_task(
+        _send_replay(context, aud.chat_id, stored, t, slot), update=update
+    )
 
 
 async def _send_replay(
-    context: BotContext, chat_id: int, stored: StoredGame, t: Translator
+    context: BotContext, chat_id: int, stored: StoredGame, t: Translator, slot: RenderSlot
 ) -> None:
+    """Draw and send the replay in `slot`, the place in the picture queue claimed for it."""
     assert stored.actions is not None
     actions = stored.actions
-    figures = await _figures(context, stored)
-    # Each frame's BEST is the best as of that frame: the player's other games, then this
-    # one as it stood (frames draw the larger of the two), never this game's final score.
-    storage = context.services.storage
-    others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
-    figures = replace(figures, best=others)
     workers = context.services.workers
-    caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
+    with slot:
+        figures = await _figures(context, stored, t)
+        # Each frame's BEST is the best as of that frame: the player's other games, then this
+        # one as it stood (frames draw the larger of the two), never this game's final score.
+        storage = context.services.storage
+        others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
+        figures = replace(figures, best=others)
+        caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 
-    async def render() -> bytes:
-        await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
-        with RENDER.labels("replay").time():
-            return await workers.run_alone(
-                stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
+        async def render() -> bytes:
+            await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
+            with RENDER.labels("replay").time():
+                return await workers.render(
+                    images.replay_mp4, t, stored.game.seed, actions, figures
+                )
+
+        async def send(animation: Media) -> Message:
+            return await context.bot.send_animation(
+                chat_id, animation, caption=caption, filename="replay.mp4"
             )
 
-    async def send(animation: Media) -> Message:
-        return await context.bot.send_animation(
-            chat_id, animation, caption=caption, filename="replay.mp4"
-        )
-
-    key = images.replay_key(t, stored.game.seed, actions, figures)
-    try:
+        key = images.replay_key(t, stored.game.seed, actions, figures)
         await _send_picture(context, chat_id, key, render, send, _animation_id)
-    except Busy:
-        await context.bot.send_message(
-            chat_id, t._("Your last picture is still being made. One moment.")
-        )
 
 
 def _animation_id(message: Message) -> str:
@@ -210,17 +229,28 @@ async def inline_query(update: Update, context: BotContext) -> None:
     """`@bot` in any chat: a duel on the player's game, and their best card per size.
 
     Inline results can only show pictures Telegram already has, so a card not sent before
-    is uploaded to the player's private chat, silently, and deleted there at once.
+    is uploaded to the player's private chat, silently, and deleted there at once. An answer
+    is kept a few seconds per player and query, as Telegram keeps it (`cache_time`): a
+    client asking again, or a script asking thousands of times, costs no reads and no cards.
     """
     query = update.inline_query
     assert query is not None
     user = query.from_user
+    answers = context.services.inline_answers
+    known = answers.get((user.id, query.query))
+    if known is not None:
+        await _send_inline(query, known)
+        return
     t = await sender_translator(context, user)
     sharing = context.services.sharing
-    offers: list[tuple[str, StoredGame, str, str | None]] = []
+    offers: list[Offer] = []
     latest = await sharing.latest_anywhere(user.id)
     sender = Player(user.id, display_name(user))
-    if latest is not None and latest.game.moves > 0:
+    if (
+        latest is not None
+        and latest.game.moves > 0
+        and not await sharing.in_running_challenge(latest)
+    ):
         link = _duel_link(context, latest)
         if link is not None:
             # The id names the game and how far it got: a later query shows a later card.
@@ -230,11 +260,36 @@ async def inline_query(update: Update, context: BotContext) -> None:
         offers.append(
             (f"best-{size}-{best.id}", best, texts.card_caption(t, sender, best.game), None)
         )
+    try:
+        await _answer_inline(context, query, t, offers, fresh=False)
+    except BadRequest as error:
+        if not _wrong_file(error):
+            raise
+        # A stored file id this bot cannot use (a poisoned row, a database moved to another
+        # bot): the cards are sent again, which replaces every id Telegram refuses.
+        log.info("inline results refused (%s); uploading the cards again", error.message)
+        await _answer_inline(context, query, t, offers, fresh=True)
+
+
+def _wrong_file(error: BadRequest) -> bool:
+    return "wrong file identifier" in error.message.lower()
+
+
+async def _send_inline(query: InlineQuery, answer: InlineAnswer) -> None:
+    results, button = answer
+    await query.answer(results, cache_time=INLINE_ANSWER_SECONDS, is_personal=True, button=button)
+
+
+async def _answer_inline(
+    context: BotContext, query: InlineQuery, t: Translator, offers: list[Offer], *, fresh: bool
+) -> None:
+    """Answer with the offers' cards; kept for the next same query unless a card was busy."""
+    user = query.from_user
     results = []
     unreachable = not offers  # nothing to show, or nowhere to upload it: start the bot first
     try:
         for result_id, stored, caption, link in offers:
-            photo = await _uploaded_card(context, user.id, stored, t)
+            photo = await _uploaded_card(context, user.id, stored, t, fresh=fresh)
             results.append(
                 InlineQueryResultCachedPhoto(
                     result_id,
@@ -245,20 +300,23 @@ async def inline_query(update: Update, context: BotContext) -> None:
             )
     except Forbidden:  # never started the bot, or blocked it
         results, unreachable = [], True
-    except Busy:  # a replay is being drawn for them: the cards can wait for the next query
-        results = []
+    except (Busy, Crowded):  # pictures are being drawn: the cards can wait for the next query
+        await _send_inline(query, ([], None))
+        return
     button = None
     if unreachable:
         button = InlineQueryResultsButton(t._("Play 2048 first"), start_parameter="inline")
-    await query.answer(results, cache_time=10, is_personal=True, button=button)
+    await _send_inline(query, (results, button))
+    context.services.inline_answers[(user.id, query.query)] = (results, button)
 
 
 async def _uploaded_card(
-    context: BotContext, user_id: int, stored: StoredGame, t: Translator
+    context: BotContext, user_id: int, stored: StoredGame, t: Translator, *, fresh: bool
 ) -> str:
-    figures = await _figures(context, stored)
+    """The card's file id; `fresh`: sent again first, so a refused stored id is replaced."""
+    figures = await _figures(context, stored, t)
     key = images.card_key(t, figures)
-    cached = await context.services.sharing.file_id(key)
+    cached = None if fresh else await context.services.sharing.file_id(key)
     if cached is not None:
         return cached
     message = await _card(context, user_id, stored, t, None, disable_notification=True)
@@ -277,6 +335,9 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
     result = await services.sharing.start_duel(payload, aud.player.user_id)
     if result.status is DuelStatus.INVALID:
         reply(context, update, t._("This link doesn't work. Ask for a new one."))
+        return
+    if result.status is DuelStatus.CHALLENGE_RUNNING:
+        reply(context, update, texts.challenge_running(t))
         return
     if result.status is DuelStatus.OWN:
         reply(context, update, t._("That's your own game: send the link to a friend."))

@@ -22,10 +22,12 @@ GameAction = Action | Literal["hint", "view"]
 _ACTION_CODES: dict[GameAction, str] = {**engine.ACTION_CODES, "hint": "h", "view": "v"}
 _CODE_ACTIONS = {code: action for action, code in _ACTION_CODES.items()}
 
-GAME_PATTERN = rf"^g:[1-9]\d{{0,14}}:[{''.join(_CODE_ACTIONS)}]$"
-NEW_PATTERN = rf"^new(:({'|'.join(map(str, engine.SIZES))}))?$"
-LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})$"
-CURRENT_PATTERN = r"^cur$"
+# `\Z`, not `$`: python-telegram-bot tests a pattern with re.match, and `$` also matches
+# before a final newline, so "new\n" would reach a parser that refuses it.
+GAME_PATTERN = rf"^g:[1-9]\d{{0,14}}:[{''.join(_CODE_ACTIONS)}]\Z"
+NEW_PATTERN = rf"^new(:({'|'.join(map(str, engine.SIZES))}))?\Z"
+LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})\Z"
+CURRENT_PATTERN = r"^cur\Z"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """Pictures of games: a PNG card of the board and an MP4 time-lapse of the whole game.
 
 The card is drawn in the look of the original 2048 (its colours, rounded tiles, Clear Sans
-Bold, which ships in `fonts/` under the Apache License 2.0). A replay is the card's layout
-once per state of the game, so its last frame is the card itself. Everything here is a
+Bold, which ships in `fonts/` under the Apache License 2.0); a name in a script Clear Sans
+lacks is drawn in the system's fonts for it (bot/presentation/scripts.py). A replay is the
+card's layout once per state of the game, so its last frame is the card itself. Everything here is a
 pure function from plain values to bytes, cheap enough to run in a worker process: tiles are
 drawn once per value and size and then pasted, and a frame costs about a millisecond.
 """
@@ -21,6 +22,7 @@ import av
 from PIL import Image, ImageDraw, ImageFont
 
 import engine
+from bot.presentation import scripts
 from bot.presentation.i18n import Translator
 from bot.presentation.render import size_name, tile_label
 from engine.board import Board
@@ -228,7 +230,7 @@ def _draw_footer(image: Image.Image, origin: Origin, t: Translator, figures: Car
     elif figures.over:
         details.append(t._("game over"))
     name = _fitting_name(figures.name)
-    draw.text((MARGIN + 2 - x, bottom + 22 - y), name, font=font(30), fill=DARK_TEXT)
+    scripts.draw_text(image, (MARGIN + 2 - x, bottom + 22 - y), FONT_FILE, name, 30, DARK_TEXT)
     line = " · ".join(details)
     line_font = _fitting_font(line, 24, BOARD)
     draw.text((MARGIN + 2 - x, bottom + 64 - y), line, font=line_font, fill=DARK_TEXT)
@@ -254,9 +256,9 @@ def card_image(t: Translator, figures: CardFigures) -> Image.Image:
 
 def _fitting_name(name: str) -> str:
     """The player's name, cut with an ellipsis where it would run off the card."""
-    if font(30).getlength(name) <= BOARD:
+    if scripts.text_width(FONT_FILE, name, 30) <= BOARD:
         return name
-    while name and font(30).getlength(name + "…") > BOARD:
+    while name and scripts.text_width(FONT_FILE, name + "…", 30) > BOARD:
         name = name[:-1]
     return name + "…"
 

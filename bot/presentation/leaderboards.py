@@ -9,6 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
 from bot.presentation.i18n import Translator, group_zone
+from bot.presentation.limits import fit_blocks
 from bot.presentation.names import group_name, player_name
 from bot.presentation.render import size_name
 
@@ -136,7 +137,8 @@ def group_leaderboard(
     blocks += [_running(t, challenge, standings) for challenge, standings in running]
     if finished:
         blocks.append(_past(t, finished))
-    return "\n\n".join(blocks)
+    # Long names and many challenges can outgrow one message: the past goes first.
+    return fit_blocks(blocks)
 
 
 def challenge_card(

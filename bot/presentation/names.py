@@ -60,6 +60,12 @@ def player_name(t: Translator, name: str, user_id: int, *, html: bool = True) ->
     return safe_name(name, t._("Player {number}", number=_last_digits(user_id)), html=html)
 
 
+def pictured_name(t: Translator, name: str, user_id: int) -> str:
+    """A player's name for a picture: cleaned as in the texts, without the isolates (a
+    picture lays the name out on its own, and a font would draw them as boxes)."""
+    return player_name(t, name, user_id, html=False).strip(_ISOLATE + _POP_ISOLATE)
+
+
 def group_name(t: Translator, title: str, chat_id: int) -> str:
     """A group's title for a text in `t`'s language; "Group 1234" when it shows nothing."""
     return safe_name(title, t._("Group {number}", number=_last_digits(chat_id)))

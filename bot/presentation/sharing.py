@@ -96,3 +96,14 @@ def duel_result(t: Translator, your_score: int, rival: Player, rival_score: int,
         verdict = t._("A draw!")
     figures = t._("Same game on {size}: you {your_score}, {rival} {rival_score}.", **values)
     return figures + " " + verdict
+
+
+def challenge_running(t: Translator) -> str:
+    return t._(
+        "This game is part of a running challenge, so its tiles stay secret until the "
+        "challenge ends. Share it after that."
+    )
+
+
+def crowded(t: Translator) -> str:
+    return t._("I'm drawing a lot of pictures right now. Try again in a minute.")

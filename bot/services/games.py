@@ -70,6 +70,17 @@ def parse_size(word: str) -> int | None:
     return size if size in engine.SIZES else None
 
 
+def _unplayed(stored: StoredGame, size: int) -> bool:
+    """A plain game of this size that nobody has moved in yet."""
+    return (
+        stored.game.size == size
+        and not stored.actions
+        and stored.game.moves == 0
+        and stored.challenge_id is None
+        and stored.duel_of is None
+    )
+
+
 def _random_seed() -> int:
     return secrets.randbits(64)
 
@@ -119,13 +130,25 @@ class GameService:
         return best
 
     async def start(
-        self, chat_id: int, owner_id: int, size: int, delivery: str | None = None
+        self,
+        chat_id: int,
+        owner_id: int,
+        size: int,
+        delivery: str | None = None,
+        *,
+        keep_unplayed: bool = False,
     ) -> StoredGame:
         """A new game for this player in this chat; a running one ends (its records stay).
 
         A repeated delivery gets the game its first delivery started, not another one.
+        `keep_unplayed` (a size tapped in a menu): a running game of that size with no move
+        yet is the new game already, so taps on a menu cost no game and no row each.
         """
         async with self._locks.writing(chat_id) as storage:
+            if keep_unplayed:
+                current = await storage.active_game(chat_id, owner_id)
+                if current is not None and _unplayed(current, size):
+                    return current
             first = await claim(storage, delivery, self._clock())
             if first is not None and first.created_id is not None:
                 started = await storage.game(first.created_id)

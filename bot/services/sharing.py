@@ -52,6 +52,9 @@ class DuelStatus(StrEnum):
     STARTED = "started"
     OWN = "own"  # the player tapped the link to their own game
     INVALID = "invalid"
+    # A challenge entry while its challenge runs: a duel would let a second account rehearse
+    # the challenge's tiles, with hints and undos, before playing them for real.
+    CHALLENGE_RUNNING = "challenge running"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,16 @@ class SharingService:
         async with self._locks.writing(chat_id) as storage:
             await storage.remember_file(key, file_id, self._clock())
 
+    async def in_running_challenge(self, stored: StoredGame) -> bool:
+        """Whether the game is a challenge entry whose challenge has not ended yet.
+
+        Its seed is the challenge's: shared as a duel, anyone could practise the exact tiles.
+        """
+        if stored.challenge_id is None:
+            return False
+        challenge = await self.storage.challenge(stored.challenge_id)
+        return challenge is not None and not challenge.finished
+
     async def start_duel(self, text: str, user_id: int) -> DuelStart:
         match = _PAYLOAD.fullmatch(text)
         if match is None:
@@ -120,6 +133,8 @@ class SharingService:
             or not secrets.compare_digest(token, _token(rival.id, rival.game.seed, actions))
         ):
             return DuelStart(DuelStatus.INVALID)
+        if await self.in_running_challenge(rival):
+            return DuelStart(DuelStatus.CHALLENGE_RUNNING)
         target = rival_state(rival, actions)
         if rival.owner_id == user_id:
             return DuelStart(DuelStatus.OWN, rival, target)

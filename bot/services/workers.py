@@ -1,9 +1,14 @@
 """The worker processes for CPU-bound work: hint searches and pictures, off the event loop.
 
 A search or a replay render run on the event loop would freeze every chat while it runs.
-They run in one process pool instead, one worker per core the event loop does not need,
+They run in process pools instead, one worker per core the event loop does not need,
 started with the bot so the first job after a restart is as quick as any other. What runs
-there is a plain top-level function of picklable arguments; the pool knows nothing of it.
+there is a plain top-level function of picklable arguments; the pools know nothing of it.
+
+Hints and pictures have a pool each: a hint takes 50 ms, a replay seconds, and a hint
+queued behind replays would wait for all of them. Pictures wait in a bounded queue: one
+per player, and `RENDERS_QUEUED` in all; beyond that a player is told at once to come back,
+rather than left waiting minutes for a video.
 """
 
 from __future__ import annotations
@@ -22,8 +27,16 @@ from engine.solver import warm_up
 T = TypeVar("T")
 
 
+# Pictures drawn or waiting at once, for everyone: a replay takes seconds on one core.
+RENDERS_QUEUED = 3
+
+
 class Busy(Exception):
     """The key (a player) already has a job running: one at a time each."""
+
+
+class Crowded(Exception):
+    """The picture queue is full: `RENDERS_QUEUED` jobs are being drawn or waiting."""
 
 
 def pool_size() -> int:
@@ -32,7 +45,7 @@ def pool_size() -> int:
 
 
 def _start_worker() -> None:
-    """In each worker: build the solver's tables, and leave when the bot process is gone.
+    """In each worker: leave when the bot process is gone.
 
     A killed bot (SIGKILL, out of memory) cannot shut its pool down, and a worker would wait
     for work forever: it holds both ends of its task queue, so it never sees it close.
@@ -40,6 +53,11 @@ def _start_worker() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _start_hint_worker() -> None:
+    """In each hint worker: the same, and build the solver's tables before the first hint."""
+    _start_worker()
     warm_up()
 
 
@@ -48,22 +66,41 @@ def _exit_with(parent_sentinel: int) -> None:
     os._exit(0)
 
 
+class RenderSlot:
+    """A place in the picture queue; a `with` block gives it back when it ends."""
+
+    def __init__(self, running: set[object], key: object) -> None:
+        self._running = running
+        self._key = key
+
+    def __enter__(self) -> RenderSlot:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._running.discard(self._key)
+
+
 class WorkerPool:
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, renders_queued: int = RENDERS_QUEUED) -> None:
         self._workers = workers or pool_size()
         # "spawn": a forked copy of a process with running threads (SQLite, HTTP) is unsafe.
+        spawn = multiprocessing.get_context("spawn")
         self._pool = ProcessPoolExecutor(
-            max_workers=self._workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
+            max_workers=self._workers, mp_context=spawn, initializer=_start_hint_worker
         )
+        self._render_pool = ProcessPoolExecutor(
+            max_workers=self._workers, mp_context=spawn, initializer=_start_worker
+        )
+        self._renders_queued = renders_queued
         self._running: set[object] = set()
         # Submitted and not finished: the pool's future of each, and the one awaited here.
         self._jobs: dict[Future[Any], asyncio.Future[Any]] = {}
         self._stopped = False
 
     def start_workers(self) -> None:
-        """Start every worker now, in the background, rather than on the first jobs.
+        """Start every hint worker now, in the background, rather than on the first hints.
+
+        Picture workers start on the first picture: it takes seconds anyway.
 
         The pool starts a worker for each call that finds none idle, so as many trivial calls
         as workers, made at once, start them all.
@@ -72,26 +109,46 @@ class WorkerPool:
             self._pool.submit(os.getpid)
 
     async def run(self, function: Callable[..., T], *args: object) -> T:
+        """A quick job (a hint search), on the pool no picture ever waits in."""
+        return await self._submit(self._pool, function, *args)
+
+    async def _submit(
+        self, pool: ProcessPoolExecutor, function: Callable[..., T], *args: object
+    ) -> T:
+        """Run `function` on `pool`, known to `stop` until it finishes."""
         if self._stopped:  # shutting down: the job is cancelled like those already queued
             raise asyncio.CancelledError
-        submitted = self._pool.submit(function, *args)
+        submitted = pool.submit(function, *args)
         job = asyncio.wrap_future(submitted)
         self._jobs[submitted] = job
         job.add_done_callback(lambda _: self._jobs.pop(submitted, None))
         return await job
 
-    async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
-        """Run the job unless `key` has one running already (then raise Busy at once).
+    def claim(self, key: object) -> RenderSlot:
+        """A place in the picture queue for `key`, held until the slot's `with` block ends.
 
-        Per process: with several bot processes a player could have one job in each.
+        Raises Busy at once if `key` holds one already, Crowded if the queue is full. Per
+        process: with several bot processes a player could have one job in each.
         """
         if key in self._running:
             raise Busy(key)
+        if self.crowded():
+            raise Crowded(key)
         self._running.add(key)
-        try:
-            return await self.run(function, *args)
-        finally:
-            self._running.discard(key)
+        return RenderSlot(self._running, key)
+
+    async def render(self, function: Callable[..., T], *args: object) -> T:
+        """Draw a picture on the render pool (inside a claimed slot)."""
+        return await self._submit(self._render_pool, function, *args)
+
+    async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
+        """Claim a slot for `key` (or raise Busy or Crowded at once) and draw in it."""
+        with self.claim(key):
+            return await self.render(function, *args)
+
+    def crowded(self) -> bool:
+        """Whether a picture asked for now would be refused: the queue is full."""
+        return len(self._running) >= self._renders_queued
 
     async def stop(self, grace: float) -> None:
         """At shutdown: cancel the queued jobs, give those running `grace` seconds, end them.
@@ -108,9 +165,11 @@ class WorkerPool:
             job.cancel()
         # ProcessPoolExecutor ends busy workers only from Python 3.14 (terminate_workers);
         # until then, its own table of them. Without this the interpreter's exit would wait.
-        for process in list(getattr(self._pool, "_processes", {}).values()):
-            process.terminate()
+        for pool in (self._pool, self._render_pool):
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
         self.close()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._render_pool.shutdown(wait=False, cancel_futures=True)

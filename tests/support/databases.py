@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -165,3 +166,18 @@ async def stored_game(database: Database, chat_id: int, owner_id: int) -> engine
         await store.close()
     assert stored is not None
     return stored.game
+
+
+async def long_game(database: Database, user_id: int, seed: int, actions: int = 300) -> None:
+    """A 6×6 game of up to `actions` moves in the player's chat, with its log: a long replay."""
+    game, codes = engine.new_game(6, seed, 0.0), ""
+    while len(codes) < actions and not game.over:
+        code = next(c for c in "ldru" if engine.act(game, engine.CODE_ACTIONS[c], 0.0).changed)
+        game, codes = engine.act(game, engine.CODE_ACTIONS[code], 0.0).game, codes + code
+    store = await open_storage(database)
+    try:
+        async with store.transaction():
+            game_id = await store.insert_game(user_id, user_id, game, time.time())
+            await store._execute("UPDATE games SET actions = ? WHERE id = ?", (codes, game_id))
+    finally:
+        await store.close()
