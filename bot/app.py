@@ -46,6 +46,9 @@ GROUP_MESSAGES_PER_SECOND = 20 / 60
 GROUP_MESSAGE_BURST = 20.0
 # How often the record of handled updates drops keys no redelivery can ask for any more.
 FORGET_DELIVERIES_EVERY = 3600.0
+# With PostgreSQL, how long a chat's shared pace is kept after its last send: by then its
+# budget is full and any slowed pace recovered, the same as a chat never seen.
+FORGET_PACES_AFTER = 3600.0
 # At shutdown, queued messages and edits get this many seconds to go out.
 SHUTDOWN_DRAIN = 5.0
 
@@ -100,6 +103,14 @@ async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application, context.services)
 
 
+async def _forget_idle_paces(context: BotContext) -> None:
+    from bot.storage.postgres import PostgresStorage
+
+    storage = context.services.storage
+    assert isinstance(storage, PostgresStorage)
+    await storage.forget_paces(FORGET_PACES_AFTER)
+
+
 async def _forget_old_deliveries(context: BotContext) -> None:
     forgotten = await context.services.deliveries.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
@@ -151,6 +162,11 @@ def build_application(config: Config) -> Application:
                 lock.release()
             raise
         services = application.bot_data.services = _services(config, storage, pacer)
+        if storage.shared:
+            from bot.storage.postgres import PostgresStorage
+
+            assert isinstance(storage, PostgresStorage)
+            pacer.share_budgets(storage)  # one pace per chat for all the bot's processes
         if config.hint_workers_at_start:
             services.workers.start_workers()
         await _set_command_menus(application)
@@ -160,6 +176,9 @@ def build_application(config: Config) -> Application:
             _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
         )
         if storage.shared:
+            application.job_queue.run_repeating(
+                _forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces"
+            )
             application.job_queue.run_repeating(
                 _schedule_open_challenges,
                 interval=config.challenge_sync_interval,

@@ -161,6 +161,20 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             created_at {real} NOT NULL
         )""",
     ),
+    # 6: one pace per chat for every process sharing the database (PostgreSQL; a SQLite file
+    # has one process, which keeps its chats' budgets in memory). A chat's budget is the time
+    # its next message is due (`due_at`, the generic cell rate algorithm's theoretical arrival
+    # time), a flood wait Telegram imposed, and the slowed pace that follows one.
+    (
+        """CREATE TABLE chat_pace (
+            chat_id {bigint} PRIMARY KEY,
+            due_at {real} NOT NULL,
+            blocked_until {real} NOT NULL DEFAULT 0,
+            factor {real} NOT NULL DEFAULT 1,
+            slowed_at {real} NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX chat_pace_due ON chat_pace (due_at)",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 
