@@ -21,8 +21,9 @@ from pathlib import Path
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
+from bot import __version__
 from bot.app import build_application
-from bot.config import Config, ConfigError, load_config, load_log_level
+from bot.config import Config, ConfigError, load_config, load_log_level, settings_help
 from bot.logs import configure_logging
 from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable
@@ -34,7 +35,10 @@ def _parser(prog: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="2048 on Telegram. Without options: run the bot (TELEGRAM_BOT_TOKEN).",
+        epilog=settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--playground",
         action="store_true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from telegram import BotCommand, LinkPreviewOptions
 from telegram.constants import ParseMode
@@ -29,6 +30,9 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 from bot.storage.lock import DatabaseLock
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import UpdatesLock
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -79,7 +83,8 @@ async def _set_command_menus(application: Application) -> None:
 
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
-    workers = WorkerPool()
+    # One picture at a time per player, across the processes that share the database.
+    workers = WorkerPool(claim=storage.exclusive if storage.shared else None)
     games = GameService(storage, locks)
     return Services(
         storage=storage,
@@ -120,6 +125,8 @@ def build_application(config: Config) -> Application:
     pacer = Pacer(config.pace)
     # A SQLite file is locked for this process alone from before it is opened until closed.
     lock = None if config.database_url else DatabaseLock(config.database)
+    # With PostgreSQL: one polling process per bot and database, or webhook processes only.
+    updates_lock: UpdatesLock | None = None
     builder = (
         ApplicationBuilder()
         .application_class(BotApplication)
@@ -149,8 +156,16 @@ def build_application(config: Config) -> Application:
         builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
     async def post_init(application: Application) -> None:
+        nonlocal updates_lock
         if lock is not None:
             lock.acquire()
+        if config.database_url:
+            from bot.storage.postgres import UpdatesLock
+
+            updates_lock = UpdatesLock(
+                config.database_url, application.bot.id, polling=config.webhook is None
+            )
+            await updates_lock.acquire()
         try:
             storage = await open_storage(
                 config.database_url or config.database,
@@ -160,6 +175,8 @@ def build_application(config: Config) -> Application:
         except BaseException:
             if lock is not None:
                 lock.release()
+            if updates_lock is not None:
+                await updates_lock.release()
             raise
         services = application.bot_data.services = _services(config, storage, pacer)
         if storage.shared:
@@ -200,6 +217,8 @@ def build_application(config: Config) -> Application:
             await services.storage.close()
         if lock is not None:
             lock.release()
+        if updates_lock is not None:
+            await updates_lock.release()
 
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()

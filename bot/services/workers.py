@@ -15,6 +15,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
 from engine.solver import warm_up
@@ -49,8 +50,15 @@ def _exit_with(parent_sentinel: int) -> None:
 
 
 class WorkerPool:
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(
+        self,
+        workers: int = 0,
+        claim: Callable[[str], AbstractAsyncContextManager[bool]] | None = None,
+    ) -> None:
+        """`claim` extends `run_alone`'s rule to other processes: it tells whether a name is
+        free everywhere, and holds it for its block (the database's `exclusive`)."""
         self._workers = workers or pool_size()
+        self._claim = claim
         # "spawn": a forked copy of a process with running threads (SQLite, HTTP) is unsafe.
         self._pool = ProcessPoolExecutor(
             max_workers=self._workers,
@@ -73,15 +81,19 @@ class WorkerPool:
         return await loop.run_in_executor(self._pool, function, *args)
 
     async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
-        """Run the job unless `key` has one running already (then raise Busy at once).
-
-        Per process: with several bot processes a player could have one job in each.
+        """Run the job unless `key` has one running already (then raise Busy at once), in
+        this process or, with a `claim`, in any other.
         """
         if key in self._running:
             raise Busy(key)
         self._running.add(key)
         try:
-            return await self.run(function, *args)
+            if self._claim is None:
+                return await self.run(function, *args)
+            async with self._claim(f"job:{key}") as claimed:
+                if not claimed:
+                    raise Busy(key)
+                return await self.run(function, *args)
         finally:
             self._running.discard(key)
 

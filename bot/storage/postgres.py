@@ -61,6 +61,10 @@ log = logging.getLogger(__name__)
 # name, so the bot's keys stay apart from any other application's.
 _LOCK_PREFIX = "bot2048:"
 
+# The key of a lock that lasts beyond a transaction, named by $1: the bot's tables are those
+# of the connection's schema, and bots in other schemas of the database are none of its
+# business.
+_SCHEMA_KEY = "hashtextextended($1 || ':' || current_schema(), 0)"
 # The database's clock, in seconds: one clock for every process that shares a chat's pace.
 _NOW = "extract(epoch FROM clock_timestamp())::float8"
 
@@ -320,6 +324,21 @@ class PostgresStorage(Storage):
         slowed pace takes to recover): they are full again, as if never used."""
         await self._statement(_FORGET_PACES, idle)
 
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """A session advisory lock on a pooled connection, held for the block if free."""
+        key = _LOCK_PREFIX + name
+        async with self._pooled() as connection:
+            try:
+                got = await connection.fetchval(f"SELECT pg_try_advisory_lock({_SCHEMA_KEY})", key)
+            except _CONNECTION_LOST as error:
+                raise self._lost(f"{error.__class__.__name__}: {error}") from error
+            try:
+                yield got
+            finally:
+                if got:
+                    await connection.execute(f"SELECT pg_advisory_unlock({_SCHEMA_KEY})", key)
+
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         row = await self._query("fetchrow", sql, params)
         return None if row is None else tuple(row)
@@ -332,3 +351,58 @@ class PostgresStorage(Storage):
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
         return await self._query("fetchval", sql + " RETURNING id", params, write=True)
+
+
+class UpdatesLock:
+    """Who takes a bot's updates from one database: one polling process, or webhooks only.
+
+    Telegram hands each update to one getUpdates caller and answers a second one 409, so two
+    polling processes would fight over every update; a polling process beside webhook
+    processes would find no updates at all (a webhook set for the bot turns getUpdates off).
+    A polling process holds the bot's advisory lock exclusively, webhook processes hold it
+    shared, each on a connection of its own for as long as it runs: PostgreSQL drops the lock
+    with the connection, however the process ends, as the kernel does the SQLite lock file's.
+    """
+
+    def __init__(self, url: str, bot_id: int, *, polling: bool) -> None:
+        self._url = url
+        self._key = f"{_LOCK_PREFIX}updates:{bot_id}"
+        self._polling = polling
+        self._connection: asyncpg.Connection | None = None
+
+    async def acquire(self) -> None:
+        """Take the lock now, or refuse at once with the reason, in one line."""
+        try:
+            connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise StorageUnavailable(
+                f"cannot open the database ({describe_url(self._url)}): "
+                f"the server did not answer within {CONNECT_TIMEOUT:g} s"
+            ) from None
+        except _CONNECTION_LOST as error:
+            raise StorageUnavailable(
+                f"cannot open the database ({describe_url(self._url)}): "
+                f"{error.__class__.__name__}: {error}"
+            ) from error
+        kind = "" if self._polling else "_shared"
+        got = await connection.fetchval(
+            f"SELECT pg_try_advisory_lock{kind}({_SCHEMA_KEY})", self._key
+        )
+        if not got:
+            await connection.close()
+            if self._polling:
+                raise StorageUnavailable(
+                    f"another process of this bot already takes its updates from "
+                    f"{describe_url(self._url)} (one polling process per bot, or webhook "
+                    "processes only)"
+                )
+            raise StorageUnavailable(
+                f"a polling process of this bot is running on {describe_url(self._url)}: "
+                "stop it before starting webhook processes"
+            )
+        self._connection = connection
+
+    async def release(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()  # the lock goes with the session
+            self._connection = None
