@@ -19,6 +19,7 @@ from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
+from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
 from bot.services.deliveries import DeliveryLog
@@ -79,6 +80,23 @@ async def _set_command_menus(application: Application) -> None:
         commands = [BotCommand(name, text) for name, text in menu(translator(code))]
         language_code = None if code == DEFAULT_LANGUAGE else code
         await application.bot.set_my_commands(commands, language_code=language_code)
+
+
+async def _introduce(application: Application) -> None:
+    """The bot's description (an empty chat's start screen) and short description (its
+    profile), per language like the menus; set only where Telegram shows something else, as
+    every process does it at every start."""
+    bot = application.bot
+    for code in LANGUAGES:
+        t = translator(code)
+        language_code = None if code == DEFAULT_LANGUAGE else code
+        wanted = texts.description(t)
+        if (await bot.get_my_description(language_code)).description != wanted:
+            await bot.set_my_description(wanted, language_code)
+        wanted = texts.short_description(t)
+        shown = await bot.get_my_short_description(language_code)
+        if shown.short_description != wanted:
+            await bot.set_my_short_description(wanted, language_code)
 
 
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
@@ -187,6 +205,7 @@ def build_application(config: Config) -> Application:
         if config.hint_workers_at_start:
             services.workers.start_workers()
         await _set_command_menus(application)
+        await _introduce(application)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
         application.job_queue.run_repeating(
