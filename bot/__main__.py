@@ -73,6 +73,9 @@ def _playground(port: int, env: Mapping[str, str]) -> int:
     except PlaygroundError as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
+    except StorageUnavailable as error:  # another playground on the file, or a damaged file
+        print(f"bot2048: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:  # only where signal handlers cannot be installed
         pass
     return 0
