@@ -24,6 +24,7 @@ from tests.support.processes import (
     WebhookProcess,
     bot_env,
     free_port,
+    refused_at_start,
     start_bot_process,
     stop_cleanly,
 )
@@ -48,16 +49,7 @@ async def refused_start(api, database: str, *args: str, **settings: str) -> str:
         env=bot_env(api, database, **settings),
         stderr=asyncio.subprocess.PIPE,
     )
-    try:
-        _, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    text = stderr.decode()
-    assert process.returncode == 1, text
-    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text, text
-    return text
+    return (await refused_at_start(process))[1]
 
 
 def webhook_settings() -> dict[str, str]:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.support.processes import ROOT, stop_cleanly
+from tests.support.processes import ROOT, refused_at_start, stop_cleanly
 
 OPEN = "2048 playground: open "
 
@@ -36,18 +36,9 @@ async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Proce
 
 async def refused(folder: Path, **env: str) -> str:
     """A playground that must stop at once: exit code 1, one line, no traceback."""
-    process = await start_playground(folder, **env)
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    text = stderr.decode()
-    assert process.returncode == 1, text
-    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text, text
-    assert OPEN not in stdout.decode()
-    return text
+    stdout, stderr = await refused_at_start(await start_playground(folder, **env))
+    assert OPEN not in stdout
+    return stderr
 
 
 async def test_a_second_playground_in_the_same_folder_is_one_line(tmp_path):

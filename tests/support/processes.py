@@ -114,6 +114,21 @@ def refused_setting(args: list[str], env: dict[str, str]) -> str:
     return done.stderr
 
 
+async def refused_at_start(process: asyncio.subprocess.Process) -> tuple[str, str]:
+    """A process that must stop at once by itself: exit code 1 and one line on stderr, no
+    traceback. Returns its stdout and stderr."""
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = stderr.decode()
+    assert process.returncode == 1, text
+    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text, text
+    return (stdout or b"").decode(), text
+
+
 async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
     """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr."""
     process.send_signal(signal.SIGTERM)
