@@ -431,6 +431,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "chats",
         "deliveries",
         "games",
+        "job_claims",
         "players",
         "records",
         "shared_files",

@@ -27,6 +27,7 @@ an apology and one short line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import urllib.parse
@@ -100,6 +101,14 @@ _HOLD_BACK = f"""
         blocked_until = GREATEST(p.blocked_until, {_NOW} + $2::float8),
         factor = GREATEST($4::float8, {_factor("$3")} / 2),
         slowed_at = {_NOW}
+"""
+# Seconds a job's claim holds at most: longer than any picture takes, queue included.
+CLAIM_LEASE = 120.0
+# Claim the job named $1 for $2 seconds unless a live claim holds it: a row back, or none.
+_CLAIM_JOB = f"""
+    INSERT INTO job_claims AS c (name, until) VALUES ($1, {_NOW} + $2::float8)
+    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until WHERE c.until < {_NOW}
+    RETURNING 1
 """
 # Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
 _FORGET_PACES = f"""
@@ -326,18 +335,17 @@ class PostgresStorage(Storage):
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
-        """A session advisory lock on a pooled connection, held for the block if free."""
-        key = _LOCK_PREFIX + name
-        async with self._pooled() as connection:
-            try:
-                got = await connection.fetchval(f"SELECT pg_try_advisory_lock({_SCHEMA_KEY})", key)
-            except _CONNECTION_LOST as error:
-                raise self._lost(f"{error.__class__.__name__}: {error}") from error
-            try:
-                yield got
-            finally:
-                if got:
-                    await connection.execute(f"SELECT pg_advisory_unlock({_SCHEMA_KEY})", key)
+        """A claim row, taken if free (or left by a process that died), deleted after the
+        block: no connection is held meanwhile, however long the job waits for a worker."""
+        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE)
+        if claimed is None:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(StorageUnavailable):  # the lease ends it all the same
+                await self._statement("DELETE FROM job_claims WHERE name = $1", name)
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         row = await self._query("fetchrow", sql, params)

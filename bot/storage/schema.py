@@ -175,6 +175,15 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX chat_pace_due ON chat_pace (due_at)",
     ),
+    # 7: jobs that run in one process at a time among all that share the database (a
+    # player's picture): a claim by name, held until `until` at the latest, so a process that
+    # died with one leaves it for that long only. Unused by SQLite, which has one process.
+    (
+        """CREATE TABLE job_claims (
+            name TEXT PRIMARY KEY,
+            until {real} NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 
