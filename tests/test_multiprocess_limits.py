@@ -25,6 +25,7 @@ from tests.support.processes import (
     bot_env,
     free_port,
     refused_at_start,
+    start_all,
     start_bot_process,
     stop_cleanly,
 )
@@ -82,7 +83,7 @@ async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, po
 
 async def test_a_poller_beside_webhook_processes_is_refused(api, postgres):
     webhooks = [WebhookProcess(api, postgres), WebhookProcess(api, postgres)]
-    await asyncio.gather(*(p.start() for p in webhooks))  # webhook processes share the bot
+    await start_all(webhooks)  # webhook processes share the bot
     try:
         line = await refused_start(api, postgres)
         assert "already takes its updates" in line

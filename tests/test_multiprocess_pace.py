@@ -19,7 +19,7 @@ from bot.storage import open_storage
 from tests.support.boards import button_data, replay, shown_board, shown_moves
 from tests.support.databases import fresh_postgres_database, stored_game
 from tests.support.harness import User, eventually
-from tests.support.processes import WebhookProcess
+from tests.support.processes import WebhookProcess, start_all
 
 TAPS_PER_SECOND = 6
 SECONDS = 6  # the 20 s, shortened: the pace is the same from the fifth tap on
@@ -29,7 +29,7 @@ SECONDS = 6  # the issue's 20 s, shortened: the pace is the same from the fifth 
 async def processes(api):
     async with fresh_postgres_database() as url:
         three = [WebhookProcess(api, url) for _ in range(3)]
-        await asyncio.gather(*(p.start() for p in three))
+        await start_all(three)
         api.webhook_targets = [p.url for p in three]
         yield url, three
         codes = await asyncio.gather(*(p.stop() for p in three))

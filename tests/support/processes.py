@@ -99,6 +99,16 @@ class WebhookProcess:
             raise
 
 
+async def start_all(processes: list[WebhookProcess]) -> None:
+    """Start the processes at once; should one of them fail, stop the others before raising,
+    so that none outlives the test."""
+    try:
+        await asyncio.gather(*(p.start() for p in processes))
+    except BaseException:
+        await asyncio.gather(*(p.stop() for p in processes), return_exceptions=True)
+        raise
+
+
 def refused_setting(args: list[str], env: dict[str, str]) -> str:
     """Run `python -m bot` with a bad setting: exit code 2, one clear line, no traceback."""
     done = subprocess.run(
