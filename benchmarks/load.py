@@ -20,6 +20,7 @@ for throughput, not for latency.
     postgres-webhook  one process, webhook, PostgreSQL
     postgres-x2       two processes, webhook, one PostgreSQL: the emulator delivers
                       round-robin to both, as a load balancer would
+    postgres-x3       the same with three processes
     floor             the python-telegram-bot floor described above
 
     .venv/bin/python -m benchmarks.load --backends sqlite,postgres,postgres-x2 \
@@ -74,6 +75,7 @@ SETUPS = {
     "postgres": Setup(postgres=True),
     "postgres-webhook": Setup(webhook=True, postgres=True),
     "postgres-x2": Setup(processes=2, webhook=True, postgres=True),
+    "postgres-x3": Setup(processes=3, webhook=True, postgres=True),
     "floor": Setup(floor=True),
 }
 

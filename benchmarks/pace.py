@@ -20,12 +20,22 @@ message (load.py's floor), both at once with the same flood limits (target: the 
 <= 1.5x the floor's).
 
     .venv/bin/python -m benchmarks.pace [--seconds 60] [--players 50] [--rates 2,5,10]
+
+`--processes 1,3` plays the fast player alone instead (6 taps a second, `--seconds` long)
+against webhook processes sharing one PostgreSQL database, the emulator delivering the chat's
+updates round-robin over them, as a load balancer would; printed for each count are the same
+figures, which must not get worse with more processes (one pace per chat for all of them).
+It needs a server: --database-url, else DATABASE_URL or TEST_DATABASE_URL.
+
+    .venv/bin/python -m benchmarks.pace --processes 1,3 --seconds 20 \
+        --database-url postgresql://postgres@127.0.0.1:54329/bot2048_test
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import re
 import statistics
@@ -42,10 +52,12 @@ SETTLE = 15.0  # seconds to wait for the last edits after the last tap
 MOVES = re.compile(r"(\d[\d,]*) moves?\b")  # "1,116 moves" on an English board
 LATENCY_GAP = 1.1
 LATENCY_TAPS = 50
+PROCESSES_RATE = 6.0  # the fast player's taps per second against several processes
 
 
 @dataclass(frozen=True)
 class PaceResult:
+    label: str  # the fast player's rate, or the number of processes
     rate: float
     flood_waits: int
     edits_per_second: float  # over the seconds of play
@@ -57,7 +69,7 @@ class PaceResult:
             return f"{value:.2f} s" if value is not None else f"> {SETTLE:.0f} s"
 
         return (
-            f"| {self.rate:g} | {self.flood_waits} | {self.edits_per_second:.2f} "
+            f"| {self.label} | {self.flood_waits} | {self.edits_per_second:.2f} "
             f"| {seconds(self.longest_stale)} | {seconds(self.final_lag)} |"
         )
 
@@ -101,11 +113,23 @@ async def _settled(api: FakeBotApi, moves: int) -> None:
         await asyncio.sleep(0.05)
 
 
-async def measure_pace(rate: float, seconds: float, players: int, folder: Path) -> PaceResult:
+async def measure_pace(
+    rate: float,
+    seconds: float,
+    players: int,
+    folder: Path,
+    processes: int = 0,
+    database_url: str | None = None,
+) -> PaceResult:
+    """The fast player at `rate`; on the SQLite bot, or on `processes` webhook processes."""
     rng = random.Random(rate)
-    folder = folder / f"pace-{rate:g}"
+    kind = {0: "bot", 1: "postgres-webhook"}.get(processes, f"postgres-x{processes}")
+    folder = folder / f"pace-{rate:g}-{kind}"
     folder.mkdir()
-    async with FakeBotApi(flood=TELEGRAM_LIMITS) as api, serving(api, "bot", folder):
+    async with (
+        FakeBotApi(flood=TELEGRAM_LIMITS) as api,
+        serving(api, kind, folder, database_url),
+    ):
         boards = await open_boards(api, range(FAST, FAST + players + 1), "/new 6")
         shown = _moves_shown(api.find_requests("sendMessage", chat_id=FAST)[-1])
         mark = api.mark()
@@ -140,6 +164,7 @@ async def measure_pace(rate: float, seconds: float, players: int, folder: Path) 
         final_lag = final[0] - fast[-1][1]
     longest = max(stale, default=0.0)
     return PaceResult(
+        str(processes) if processes else f"{rate:g}",
         rate,
         flood_waits,
         len(edits) / seconds,
@@ -211,7 +236,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--players", type=int, default=50, help="others, at a human pace")
     parser.add_argument("--rates", default="2,5,10", help="the fast player's taps per second")
+    parser.add_argument(
+        "--processes", default="", help="webhook processes on one PostgreSQL database, e.g. 1,3"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL") or os.environ.get("TEST_DATABASE_URL"),
+    )
     args = parser.parse_args()
+    if args.processes:
+        _compare_processes(args)
+        return
     rates = [float(rate) for rate in args.rates.split(",")]
     with tempfile.TemporaryDirectory() as folder:
         paces = [
@@ -222,15 +257,37 @@ def main() -> None:
         f"One player at each rate for {args.seconds:g} s, {args.players} others at a human pace, "
         "Telegram's flood limits on"
     )
-    print("| taps/s | 429s | edits/s | longest stale | final lag |")
-    print("|---|---|---|---|---|")
-    for pace in paces:
-        print(pace.row())
+    _table("taps/s", paces)
     bot_ms, floor_ms = statistics.median(bot) * 1000, statistics.median(floor) * 1000
     print(
         f"tap -> edit at one tap per {LATENCY_GAP} s: bot median {bot_ms:.1f} ms, "
         f"bare python-telegram-bot {floor_ms:.1f} ms: {bot_ms / floor_ms:.2f}x (target <= 1.5x)"
     )
+
+
+def _compare_processes(args: argparse.Namespace) -> None:
+    counts = [int(count) for count in args.processes.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        paces = [
+            asyncio.run(
+                measure_pace(
+                    PROCESSES_RATE, args.seconds, 0, Path(folder), count, args.database_url
+                )
+            )
+            for count in counts
+        ]
+    print(
+        f"One player at {PROCESSES_RATE:g} taps/s for {args.seconds:g} s, the chat's updates "
+        "round-robin over webhook processes on one PostgreSQL database, Telegram's flood limits on"
+    )
+    _table("processes", paces)
+
+
+def _table(first: str, paces: list[PaceResult]) -> None:
+    print(f"| {first} | 429s | edits/s | longest stale | final lag |")
+    print("|---|---|---|---|---|")
+    for pace in paces:
+        print(pace.row())
 
 
 if __name__ == "__main__":

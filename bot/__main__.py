@@ -21,7 +21,8 @@ from pathlib import Path
 
 from telegram.error import InvalidToken, NetworkError
 
-from bot.config import ConfigError, load_config, load_log_level
+from bot import __version__
+from bot.config import ConfigError, load_config, load_log_level, settings_help
 from bot.logs import configure_logging
 from bot.runner import run
 from bot.startup import TokenRejected, reach_telegram
@@ -35,7 +36,10 @@ def _parser(prog: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="2048 on Telegram. Without options: run the bot (TELEGRAM_BOT_TOKEN).",
+        epilog=settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--playground",
         action="store_true",
@@ -70,6 +74,9 @@ def _playground(port: int, env: Mapping[str, str]) -> int:
     except PlaygroundError as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 2
+    except StorageUnavailable as error:  # another playground on the file, or a damaged file
+        print(f"bot2048: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:  # only where signal handlers cannot be installed
         pass
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from telegram import (
     BotCommand,
@@ -24,6 +25,7 @@ from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
+from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
 from bot.services.deliveries import DeliveryLog
@@ -35,6 +37,9 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 from bot.storage.lock import DatabaseLock
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import UpdatesLock
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -56,6 +61,9 @@ GROUP_MESSAGES_PER_SECOND = 20 / 60
 GROUP_MESSAGE_BURST = 20.0
 # How often the record of handled updates drops keys no redelivery can ask for any more.
 FORGET_DELIVERIES_EVERY = 3600.0
+# With PostgreSQL, how long a chat's shared pace is kept after its last send: by then its
+# budget is full and any slowed pace recovered, the same as a chat never seen.
+FORGET_PACES_AFTER = 3600.0
 # At shutdown, queued messages and edits get this many seconds to go out.
 SHUTDOWN_DRAIN = 5.0
 # python-telegram-bot's own sizes: concurrent Bot API calls, and the one long poll.
@@ -95,9 +103,27 @@ async def _set_command_menus(application: Application) -> None:
             )
 
 
+async def _introduce(application: Application) -> None:
+    """The bot's description (an empty chat's start screen) and short description (its
+    profile), per language like the menus; set only where Telegram shows something else, as
+    every process does it at every start."""
+    bot = application.bot
+    for code in LANGUAGES:
+        t = translator(code)
+        language_code = None if code == DEFAULT_LANGUAGE else code
+        wanted = texts.description(t)
+        if (await bot.get_my_description(language_code)).description != wanted:
+            await bot.set_my_description(wanted, language_code)
+        wanted = texts.short_description(t)
+        shown = await bot.get_my_short_description(language_code)
+        if shown.short_description != wanted:
+            await bot.set_my_short_description(wanted, language_code)
+
+
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
-    workers = WorkerPool()
+    # One picture at a time per player, across the processes that share the database.
+    workers = WorkerPool(claim=storage.exclusive if storage.shared else None)
     games = GameService(storage, locks)
     return Services(
         storage=storage,
@@ -122,6 +148,14 @@ async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application, context.services)
 
 
+async def _forget_idle_paces(context: BotContext) -> None:
+    from bot.storage.postgres import PostgresStorage
+
+    storage = context.services.storage
+    assert isinstance(storage, PostgresStorage)
+    await storage.forget_paces(FORGET_PACES_AFTER)
+
+
 async def _forget_old_deliveries(context: BotContext) -> None:
     forgotten = await context.services.deliveries.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
@@ -137,6 +171,8 @@ def build_application(config: Config) -> Application:
     metrics.FLOOD_WAITS.set_function(pacer.flood_waits)
     # A SQLite file is locked for this process alone from before it is opened until closed.
     lock = None if config.database_url else DatabaseLock(config.database)
+    # With PostgreSQL: one polling process per bot and database, or webhook processes only.
+    updates_lock: UpdatesLock | None = None
     builder = (
         ApplicationBuilder()
         .application_class(BotApplication)
@@ -174,8 +210,16 @@ def build_application(config: Config) -> Application:
         builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
     async def post_init(application: Application) -> None:
+        nonlocal updates_lock
         if lock is not None:
             lock.acquire()
+        if config.database_url:
+            from bot.storage.postgres import UpdatesLock
+
+            updates_lock = UpdatesLock(
+                config.database_url, application.bot.id, polling=config.webhook is None
+            )
+            await updates_lock.acquire()
         try:
             storage = await open_storage(
                 config.database_url or config.database,
@@ -185,17 +229,28 @@ def build_application(config: Config) -> Application:
         except BaseException:
             if lock is not None:
                 lock.release()
+            if updates_lock is not None:
+                await updates_lock.release()
             raise
         services = application.bot_data.services = _services(config, storage, pacer)
+        if storage.shared:
+            from bot.storage.postgres import PostgresStorage
+
+            assert isinstance(storage, PostgresStorage)
+            pacer.share_budgets(storage)  # one pace per chat for all the bot's processes
         if config.hint_workers_at_start:
             services.workers.start_workers()
         await _set_command_menus(application)
+        await _introduce(application)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
         application.job_queue.run_repeating(
             _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
         )
         if storage.shared:
+            application.job_queue.run_repeating(
+                _forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces"
+            )
             application.job_queue.run_repeating(
                 _schedule_open_challenges,
                 interval=config.challenge_sync_interval,
@@ -217,6 +272,8 @@ def build_application(config: Config) -> Application:
             await services.storage.close()
         if lock is not None:
             lock.release()
+        if updates_lock is not None:
+            await updates_lock.release()
 
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()

@@ -14,17 +14,86 @@ TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
 SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One environment variable: its default as an operator would write it ("" for unset),
+    and what it does, in a line. `bot2048 --help` and the README list them."""
+
+    name: str
+    default: str
+    meaning: str
+
+
+# Every setting the bot reads, in the order `--help` lists them; the loaders below take each
+# default from here.
+SETTINGS = (
+    Setting("TELEGRAM_BOT_TOKEN", "", "the bot's token from @BotFather (required)"),
+    Setting(
+        "TELEGRAM_BASE_URL",
+        "https://api.telegram.org/bot",
+        "the Bot API endpoint, for a Bot API server of your own",
+    ),
+    Setting(
+        "TELEGRAM_RETRY_MAX_SECONDS",
+        "30",
+        "longest pause between attempts to reach Telegram at start (1-3600)",
+    ),
+    Setting(
+        "BOT_DATABASE",
+        "bot2048.sqlite3",
+        "the SQLite file, when DATABASE_URL is unset (the playground: playground.sqlite3)",
+    ),
+    Setting("DATABASE_URL", "", "postgresql://user:password@host:5432/db: PostgreSQL instead"),
+    Setting("WEBHOOK_URL", "", "public https:// URL for updates: webhook mode instead of polling"),
+    Setting("WEBHOOK_SECRET", "", "webhook mode: the secret Telegram sends (1-256 of A-Za-z0-9_-)"),
+    Setting(
+        "PORT",
+        "",
+        "the web server's port (webhook, /healthz, /metrics, Mini App); webhook mode: 8443 if"
+        " unset; polling: no web server unless set",
+    ),
+    Setting("LISTEN", "0.0.0.0", "the address the web server listens on"),
+    Setting(
+        "WEBHOOK_MAX_CONNECTIONS", "40", "webhook mode: updates Telegram sends at once (1-100)"
+    ),
+    Setting("LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
+    Setting(
+        "METRICS",
+        "on",
+        "Prometheus /metrics: on (on the web server), off, or host:port to serve it there alone",
+    ),
+)
+DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
+
+
+def setting(env: Mapping[str, str], name: str) -> str:
+    """The setting's value in `env`, or its default when unset or blank."""
+    return env.get(name, "").strip() or DEFAULTS[name]
+
+
+def settings_help() -> str:
+    """The settings, their defaults and meanings, as `bot2048 --help` ends."""
+    lines = ["settings (environment variables):"]
+    for s in SETTINGS:
+        lines.append(f"  {s.name}  default: {s.default or 'unset'}")
+        lines.append(f"      {s.meaning}")
+    return "\n".join(lines)
+
+
+# Where webhook mode listens unless PORT says otherwise.
 DEFAULT_WEBHOOK_PORT = 8443
 # Telegram's own default for setWebhook's max_connections: updates it sends at once.
-DEFAULT_WEBHOOK_CONNECTIONS = 40
+DEFAULT_WEBHOOK_CONNECTIONS = int(DEFAULTS["WEBHOOK_MAX_CONNECTIONS"])
 # PostgreSQL connections per process when polling (updates are short; they queue for one).
 POLLING_POOL_SIZE = 10
 # Connections beyond one per concurrent update: redraws and challenge jobs run beside them.
 POOL_SPARE = 5
 # Where Telegram's Bot API is unless TELEGRAM_BASE_URL says otherwise.
-DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+DEFAULT_BASE_URL = DEFAULTS["TELEGRAM_BASE_URL"]
 # At start, the longest pause between two attempts to reach Telegram (doubling from 1 s).
-DEFAULT_TELEGRAM_RETRY_MAX = 30.0
+DEFAULT_TELEGRAM_RETRY_MAX = float(DEFAULTS["TELEGRAM_RETRY_MAX_SECONDS"])
 # Secrets shorter than this are not masked in logs: masking "bot" would mangle every line.
 _MASKED_SECRET_MIN = 8
 
@@ -40,7 +109,7 @@ class Webhook:
     url: str  # the public HTTPS URL registered with Telegram (WEBHOOK_URL)
     secret: str  # sent back by Telegram in X-Telegram-Bot-Api-Secret-Token (WEBHOOK_SECRET)
     port: int = DEFAULT_WEBHOOK_PORT  # PORT
-    listen: str = "0.0.0.0"  # LISTEN
+    listen: str = DEFAULTS["LISTEN"]  # LISTEN
     # Updates Telegram sends at once (WEBHOOK_MAX_CONNECTIONS), each handled concurrently.
     max_connections: int = DEFAULT_WEBHOOK_CONNECTIONS
 
@@ -54,8 +123,8 @@ class Webhook:
 class Config:
     token: str
     base_url: str | None = None
-    database: Path = Path("bot2048.sqlite3")
-    log_level: str = "INFO"
+    database: Path = Path(DEFAULTS["BOT_DATABASE"])
+    log_level: str = DEFAULTS["LOG_LEVEL"]
     # Seconds between two edits of one challenge card (tests shorten it; not an env setting).
     card_interval: float = 20.0
     # Every chat's budget for sends and edits (Telegram's flood limits, with room to spare);
@@ -79,7 +148,7 @@ class Config:
     # The web server's port when polling (PORT); None: no web server. Webhook mode always
     # has one, on the webhook's port.
     web_port: int | None = None
-    web_listen: str = "0.0.0.0"  # LISTEN
+    web_listen: str = DEFAULTS["LISTEN"]  # LISTEN
     # /metrics (METRICS): served on the web server (on), not at all (off), or only on an
     # address of its own, such as 127.0.0.1:9108 (`metrics_address`).
     metrics: bool = True
@@ -123,14 +192,14 @@ class Config:
 
 
 def load_log_level(env: Mapping[str, str]) -> str:
-    log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    log_level = setting(env, "LOG_LEVEL").upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
     return log_level
 
 
 def load_database_url(env: Mapping[str, str]) -> str | None:
-    url = env.get("DATABASE_URL", "").strip() or None
+    url = setting(env, "DATABASE_URL") or None
     if url is None:
         return None
     if not url.startswith(("postgresql://", "postgres://")):
@@ -150,9 +219,7 @@ def load_database_url(env: Mapping[str, str]) -> str | None:
 
 
 def load_retry_max(env: Mapping[str, str]) -> float:
-    raw = env.get("TELEGRAM_RETRY_MAX_SECONDS", "").strip()
-    if not raw:
-        return DEFAULT_TELEGRAM_RETRY_MAX
+    raw = setting(env, "TELEGRAM_RETRY_MAX_SECONDS")
     try:
         seconds = float(raw)
     except ValueError:
@@ -164,7 +231,7 @@ def load_retry_max(env: Mapping[str, str]) -> float:
 
 def load_port(env: Mapping[str, str]) -> int | None:
     """PORT: where the web server listens; None when it is not set."""
-    raw_port = env.get("PORT", "").strip()
+    raw_port = setting(env, "PORT")
     if not raw_port:
         return None
     if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
@@ -174,7 +241,7 @@ def load_port(env: Mapping[str, str]) -> int | None:
 
 def load_metrics(env: Mapping[str, str]) -> tuple[bool, tuple[str, int] | None]:
     """METRICS: on, off, or host:port (served there alone); (served, own address)."""
-    raw = env.get("METRICS", "").strip().lower() or "on"
+    raw = setting(env, "METRICS").lower()
     if raw in ("on", "off"):
         return raw == "on", None
     host, colon, port = raw.rpartition(":")
@@ -187,12 +254,12 @@ def load_metrics(env: Mapping[str, str]) -> tuple[bool, tuple[str, int] | None]:
 
 
 def load_listen(env: Mapping[str, str]) -> str:
-    return env.get("LISTEN", "").strip() or "0.0.0.0"
+    return setting(env, "LISTEN")
 
 
 def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     """Webhook settings when WEBHOOK_URL is set (or `required`, for --webhook), else None."""
-    url = env.get("WEBHOOK_URL", "").strip()
+    url = setting(env, "WEBHOOK_URL")
     if not url:
         if required:
             raise ConfigError(
@@ -203,7 +270,7 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise ConfigError("WEBHOOK_URL must be a public https:// URL (Telegram requires HTTPS).")
-    secret = env.get("WEBHOOK_SECRET", "").strip()
+    secret = setting(env, "WEBHOOK_SECRET")
     if not secret:
         raise ConfigError(
             "WEBHOOK_SECRET is not set: webhook mode needs a secret of 1-256 characters "
@@ -212,7 +279,7 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     if not SECRET_PATTERN.fullmatch(secret):
         raise ConfigError("WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and -.")
     port = load_port(env) or DEFAULT_WEBHOOK_PORT
-    connections = env.get("WEBHOOK_MAX_CONNECTIONS", "").strip() or str(DEFAULT_WEBHOOK_CONNECTIONS)
+    connections = setting(env, "WEBHOOK_MAX_CONNECTIONS")
     if not connections.isdigit() or not 1 <= int(connections) <= 100:
         raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
     return Webhook(
@@ -226,18 +293,18 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
 
 def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
     """The bot's configuration; `webhook` (the --webhook flag) makes WEBHOOK_URL required."""
-    token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
+    token = setting(env, "TELEGRAM_BOT_TOKEN")
     if not token:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set: get a token from @BotFather.")
     if not TOKEN_PATTERN.fullmatch(token):
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN does not look like a bot token (expected 123456789:AbC...)."
         )
-    base_url = env.get("TELEGRAM_BASE_URL", "").strip() or None
+    base_url = env.get("TELEGRAM_BASE_URL", "").strip() or None  # None: Telegram's own
     if base_url is not None and not re.match(r"https?://", base_url):
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
     log_level = load_log_level(env)
-    database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
+    database = Path(setting(env, "BOT_DATABASE"))
     metrics, metrics_address = load_metrics(env)
     return Config(
         token=token,

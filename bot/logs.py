@@ -92,8 +92,10 @@ class RepeatFilter(logging.Filter):
 def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
     logging.basicConfig(level=level, format=_FORMAT)
     if level != "DEBUG":
-        # httpx logs every request at INFO; that is noise for an operator, not when debugging.
-        logging.getLogger("httpx").setLevel(logging.WARNING)
+        # httpx logs every request at INFO, and apscheduler (the job queue) every job it adds
+        # and runs: noise for an operator and in the playground's console, not when debugging.
+        for chatty in ("httpx", "apscheduler"):
+            logging.getLogger(chatty).setLevel(logging.WARNING)
     secret_filter = SecretFilter(secrets)
     repeat_filter = RepeatFilter()
     for handler in logging.getLogger().handlers:

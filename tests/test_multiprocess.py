@@ -90,8 +90,7 @@ async def test_two_processes_apply_racing_taps_exactly_like_one_by_one(api, post
     assert not api.find_requests(ok=False, method=("answerCallbackQuery", "sendMessage"))
 
 
-# Each process paces the chat on its own: together they go past Telegram's pace, and the
-# toasts that say so would pass for refused moves here.
+# About row locks, not the pace: a "held back" toast would pass for a refused move here.
 @pytest.mark.no_flood_limits
 async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_each(
     api, postgres, processes

@@ -20,6 +20,13 @@ however many play).
 A 429 that comes all the same (Telegram changed its limits, the token is used elsewhere)
 holds that chat back for `retry_after`, then halves its pace and allows it no burst; the
 pace doubles back after each quiet `recovery` period. Other chats never notice.
+
+Several processes of one bot (webhook mode, one PostgreSQL database) send into the same chats,
+so each chat's budget must be one for all of them: `share_budgets` moves it into the database
+(`SharedBudgets`), where one statement reserves each send in turn. A queued post or redraw
+then reserves its send before it draws, so what it shows is as recent as its turn allows, and
+its request goes out on that reservation. Should the database be away, each process falls
+back to its own budget until it is back.
 """
 
 from __future__ import annotations
@@ -35,16 +42,21 @@ from collections.abc import Awaitable, Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from cachetools import TLRUCache
 from telegram.error import RetryAfter
 
 from bot.metrics import TAP_TO_EDIT
+from bot.storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[None]]
 # Set while a queued job runs: its requests are not retried after a 429 but queued again.
 _IN_JOB: ContextVar[bool] = ContextVar("in_pacer_job", default=False)
+# Set while a queued job runs whose send was reserved before it started: holds one unspent
+# reservation, which the job's first request takes instead of reserving another.
+_RESERVED: ContextVar[list[bool] | None] = ContextVar("pacer_reserved_send", default=None)
 TRACKED_CHATS = 100_000
 
 
@@ -68,6 +80,20 @@ class Pace:
 
 
 TELEGRAM_PACE = Pace()
+
+
+class SharedBudgets(Protocol):
+    """Every chat's budget in one place for all the bot's processes (the database)."""
+
+    async def reserve_send(
+        self, chat_id: int, interval: float, burst: float, recovery: float
+    ) -> tuple[float, float]:
+        """Spend the chat's next send: seconds until it may go, and until a flood wait ends."""
+
+    async def hold_back(
+        self, chat_id: int, seconds: float, recovery: float, slowest: float
+    ) -> None:
+        """Telegram answered 429 in the chat: its flood wait, then a slower pace."""
 
 
 @dataclass(slots=True)
@@ -113,6 +139,13 @@ class Pacer:
             TRACKED_CHATS, ttu=lambda _key, until, _now: until, timer=clock
         )
         self._posts = itertools.count()
+        self._shared: SharedBudgets | None = None
+        self._recording: set[asyncio.Task[None]] = set()  # flood waits on their way there
+
+    def share_budgets(self, shared: SharedBudgets) -> None:
+        """Keep every chat's budget in `shared` from now on, for all processes of the bot."""
+        if self._pace is not None:
+            self._shared = shared
 
     # ----- the budget ---------------------------------------------------------------------
 
@@ -161,6 +194,12 @@ class Pacer:
 
     async def take(self, chat_id: int) -> None:
         """Wait until the chat may send, and spend one of its tokens."""
+        reserved = _RESERVED.get()
+        if reserved:
+            reserved.clear()  # the queued job's send, reserved before it ran
+            return
+        if self._shared is not None and await self._take_shared(chat_id, self._shared):
+            return
         while True:
             now = self._clock()
             budget = self._budget(chat_id, now)
@@ -170,6 +209,29 @@ class Pacer:
                 self._budgets[chat_id] = budget  # stored again: its time to live moved
                 return
             await asyncio.sleep(wait)
+
+    async def _take_shared(self, chat_id: int, shared: SharedBudgets) -> bool:
+        """Reserve the chat's next send in the shared budget and wait for its time; False
+        if the database is away (the process's own budget paces the chat meanwhile)."""
+        assert self._pace is not None
+        interval = 1 / self._pace.per_second(chat_id)
+        while True:
+            try:
+                wait, held = await shared.reserve_send(
+                    chat_id, interval, self._pace.burst, self._pace.recovery
+                )
+            except StorageUnavailable:
+                return False
+            if held > 0:  # another process met a 429 here: toasts say so in this one too
+                budget = self._budget(chat_id, now := self._clock())
+                budget.blocked_until = max(budget.blocked_until, now + held)
+                self._budgets[chat_id] = budget
+            wait = max(wait, held, self.held_back(chat_id))
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if self.held_back(chat_id) <= 0:
+                return True
+            # A 429 came while this send waited for its time: reserve one after the wait.
 
     async def _ready(self, chat_id: int) -> None:
         """Wait until the chat may send, leaving the token to the request that follows."""
@@ -201,6 +263,18 @@ class Pacer:
             chat_id,
             seconds,
         )
+        if self._shared is not None and self._pace is not None:
+            task = asyncio.create_task(self._record_flood_wait(self._shared, chat_id, seconds))
+            self._recording.add(task)
+            task.add_done_callback(self._recording.discard)
+
+    async def _record_flood_wait(self, shared: SharedBudgets, chat_id: int, seconds: float) -> None:
+        """Tell the other processes: they hold the chat back too, and slow it down."""
+        assert self._pace is not None
+        try:
+            await shared.hold_back(chat_id, seconds, self._pace.recovery, self._pace.slowest)
+        except StorageUnavailable:
+            log.warning("chat %s: flood wait not shared with other processes", chat_id)
 
     @staticmethod
     def in_job() -> bool:
@@ -264,7 +338,8 @@ class Pacer:
         wake = self._wake[chat_id]
         try:
             while queue:
-                await self._ready(chat_id)
+                if self._shared is None:
+                    await self._ready(chat_id)
                 if not queue:
                     break  # emptied at shutdown meanwhile
                 found = self._next(chat_id, self._clock())
@@ -274,17 +349,25 @@ class Pacer:
                         await asyncio.wait_for(wake.wait(), found - self._clock())
                     continue
                 key, item = found
+                if self._shared is not None:
+                    # The send is reserved before the job draws: it goes out on its turn with
+                    # what is saved by then (a newer redraw may have replaced the item).
+                    await self.take(chat_id)
+                    if key not in queue:
+                        break  # emptied at shutdown meanwhile
+                    item = queue[key]
                 del queue[key]
                 if item.message_id is not None and item.every > 0:
                     self._not_before[(chat_id, item.message_id)] = self._clock() + item.every
-                await self._run(chat_id, key, item)
+                await self._run(chat_id, key, item, reserved=self._shared is not None)
         finally:
             del self._workers[chat_id], self._wake[chat_id]
             if not queue:
                 del self._queues[chat_id]
 
-    async def _run(self, chat_id: int, key: Hashable, item: _Item) -> None:
+    async def _run(self, chat_id: int, key: Hashable, item: _Item, *, reserved: bool) -> None:
         token = _IN_JOB.set(True)
+        reservation = _RESERVED.set([True] if reserved else None)
         try:
             await item.job()
             if item.message_id is not None and item.every == 0:
@@ -301,6 +384,7 @@ class Pacer:
         except Exception:
             log.exception("sending %s in chat %s failed", key, chat_id)
         finally:
+            _RESERVED.reset(reservation)
             _IN_JOB.reset(token)
 
     def backlog(self) -> tuple[int, float]:

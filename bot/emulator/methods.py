@@ -17,6 +17,9 @@ from .inline import check_results
 from .params import require, text_param
 from .world import ADMIN_RIGHTS, Chat, StoredMessage, World
 
+# Telegram's limits for setMyName, setMyDescription and setMyShortDescription, in characters.
+BOT_TEXT_LIMITS = {"name": 64, "description": 512, "short_description": 120}
+
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
 _CONFLICT_OTHER_POLL = (
@@ -209,7 +212,10 @@ class BotApiMethods:
     def _setter(self, field: str) -> Handler:
         async def handler(params: dict[str, Any]) -> Any:
             key = (field, validation.language_code(params.get("language_code")))
-            self.world.bot_texts["/".join(key)] = text_param(params, field) or ""
+            text = text_param(params, field) or ""
+            if len(text) > BOT_TEXT_LIMITS[field]:
+                raise bad_request(f"bot {field.replace('_', ' ')} is too long")
+            self.world.bot_texts["/".join(key)] = text
             return True
 
         return handler

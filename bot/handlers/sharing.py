@@ -208,7 +208,7 @@ async def _send_replay(
             await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
             with RENDER.labels("replay").time():
                 return await workers.render(
-                    images.replay_mp4, t, stored.game.seed, actions, figures
+                    stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
                 )
 
         async def send(animation: Media) -> Message:
@@ -217,7 +217,12 @@ async def _send_replay(
             )
 
         key = images.replay_key(t, stored.game.seed, actions, figures)
-        await _send_picture(context, chat_id, key, render, send, _animation_id)
+        try:
+            await _send_picture(context, chat_id, key, render, send, _animation_id)
+        except Busy:  # another process is drawing this player's picture
+            await context.bot.send_message(
+                chat_id, t._("Your last picture is still being made. One moment.")
+            )
 
 
 def _animation_id(message: Message) -> str:

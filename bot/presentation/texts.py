@@ -8,6 +8,24 @@ from __future__ import annotations
 from bot.presentation.i18n import Translator
 
 
+def description(t: Translator) -> str:
+    """What an empty chat with the bot shows above its Start button (at most 512 characters)."""
+    return t._(
+        "2048 right in your Telegram chat. Slide the tiles with the arrow buttons, merge equal "
+        "numbers, build a 2048 tile and keep going. Five undos a game, a 💡 hint when you are "
+        "stuck, and your records in /best. In a group, /challenge gives everyone the same "
+        "tiles: who scores highest? In English, Dutch and German."
+    )
+
+
+def short_description(t: Translator) -> str:
+    """The line on the bot's profile and in shared links (at most 120 characters)."""
+    return t._(
+        "2048 in your chat: slide the tiles, reach 2048, and challenge your group on the same "
+        "tiles."
+    )
+
+
 def welcome(t: Translator, name: str) -> str:
     return t._(
         "Hi {name}! Slide the tiles with the arrows, merge equal numbers and build a 2048 tile. "

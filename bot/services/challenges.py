@@ -126,6 +126,7 @@ class ChallengeService:
                 return (
                     None if first.created_id is None else await storage.challenge(first.created_id)
                 )
+            await storage.hold_chat(chat_id)  # processes sharing the database count in turn
             if len(await storage.open_challenges(chat_id)) >= MAX_OPEN_PER_GROUP:
                 await record(storage, delivery, "full")
                 return None

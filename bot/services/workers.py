@@ -20,6 +20,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from engine.solver import warm_up
@@ -81,8 +82,17 @@ class RenderSlot:
 
 
 class WorkerPool:
-    def __init__(self, workers: int = 0, renders_queued: int = RENDERS_QUEUED) -> None:
+    def __init__(
+        self,
+        workers: int = 0,
+        renders_queued: int = RENDERS_QUEUED,
+        claim: Callable[[str], AbstractAsyncContextManager[bool]] | None = None,
+    ) -> None:
+        """`claim` extends the one-picture-per-player rule to other processes: it tells
+        whether a name is free everywhere, and holds it for its block (the database's
+        `exclusive`)."""
         self._workers = workers or pool_size()
+        self._claim = claim
         # "spawn": a forked copy of a process with running threads (SQLite, HTTP) is unsafe.
         spawn = multiprocessing.get_context("spawn")
         self._pool = ProcessPoolExecutor(
@@ -127,8 +137,8 @@ class WorkerPool:
     def claim(self, key: object) -> RenderSlot:
         """A place in the picture queue for `key`, held until the slot's `with` block ends.
 
-        Raises Busy at once if `key` holds one already, Crowded if the queue is full. Per
-        process: with several bot processes a player could have one job in each.
+        Raises Busy at once if `key` holds one already, Crowded if the queue is full. The
+        queue is this process's; `render` keeps a player to one picture across processes.
         """
         if key in self._running:
             raise Busy(key)
@@ -137,14 +147,20 @@ class WorkerPool:
         self._running.add(key)
         return RenderSlot(self._running, key)
 
-    async def render(self, function: Callable[..., T], *args: object) -> T:
-        """Draw a picture on the render pool (inside a claimed slot)."""
-        return await self._submit(self._render_pool, function, *args)
+    async def render(self, key: object, function: Callable[..., T], *args: object) -> T:
+        """Draw `key`'s picture on the render pool, inside the slot claimed for it; with a
+        `claim`, only while no other process draws one for `key` (else Busy)."""
+        if self._claim is None:
+            return await self._submit(self._render_pool, function, *args)
+        async with self._claim(f"job:{key}") as claimed:
+            if not claimed:
+                raise Busy(key)
+            return await self._submit(self._render_pool, function, *args)
 
     async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
         """Claim a slot for `key` (or raise Busy or Crowded at once) and draw in it."""
         with self.claim(key):
-            return await self.render(function, *args)
+            return await self.render(key, function, *args)
 
     def crowded(self) -> bool:
         """Whether a picture asked for now would be refused: the queue is full."""

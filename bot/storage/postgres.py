@@ -27,6 +27,7 @@ an apology and one short line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import urllib.parse
@@ -61,6 +62,59 @@ log = logging.getLogger(__name__)
 # Advisory lock keys are 64-bit numbers shared by everything in the database: hash a prefixed
 # name, so the bot's keys stay apart from any other application's.
 _LOCK_PREFIX = "bot2048:"
+
+# The key of a lock that lasts beyond a transaction, named by $1: the bot's tables are those
+# of the connection's schema, and bots in other schemas of the database are none of its
+# business.
+_SCHEMA_KEY = "hashtextextended($1 || ':' || current_schema(), 0)"
+# The database's clock, in seconds: one clock for every process that shares a chat's pace.
+_NOW = "extract(epoch FROM clock_timestamp())::float8"
+
+
+def _factor(recovery: str) -> str:
+    """A chat's pace now, as a share of its normal one: halved by a 429, doubling back every
+    `recovery` seconds. The same rule as the in-memory Pacer's."""
+    return (
+        "(CASE WHEN p.factor >= 1 THEN 1.0 ELSE LEAST(1.0, p.factor * "
+        f"power(2.0, floor(({_NOW} - p.slowed_at) / {recovery}::float8))) END)"
+    )
+
+
+# Seconds between two sends at the chat's pace ($2: at the full pace), and how far ahead of
+# its due time a send may go: a burst of $3 at the full pace, none while slowed.
+_INTERVAL = f"($2::float8 / {_factor('$4')})"
+_SLACK = f"((CASE WHEN {_factor('$4')} >= 1 THEN $3::float8 ELSE 1.0 END - 1.0) * {_INTERVAL})"
+# Reserve the chat's next send ($1): one statement, so processes reserving at once queue on
+# the row and each gets a time of its own. The answer: when to send, the flood wait's end, and
+# the database's time.
+_RESERVE_SEND = f"""
+    INSERT INTO chat_pace AS p (chat_id, due_at) VALUES ($1, {_NOW} + $2::float8)
+    ON CONFLICT (chat_id) DO UPDATE SET due_at = GREATEST(p.due_at, {_NOW}) + {_INTERVAL}
+    RETURNING p.due_at - {_INTERVAL} - {_SLACK}, p.blocked_until, {_NOW}
+"""
+# A 429 in chat $1 ($2 seconds of flood wait): nothing goes out before its end, and after it
+# the chat goes at half its pace (never below $4 of it, recovering every $3 seconds), no burst.
+_HOLD_BACK = f"""
+    INSERT INTO chat_pace AS p (chat_id, due_at, blocked_until, factor, slowed_at)
+    VALUES ($1, {_NOW} + $2::float8, {_NOW} + $2::float8, GREATEST($4::float8, 0.5), {_NOW})
+    ON CONFLICT (chat_id) DO UPDATE SET
+        due_at = GREATEST(p.due_at, {_NOW} + $2::float8),
+        blocked_until = GREATEST(p.blocked_until, {_NOW} + $2::float8),
+        factor = GREATEST($4::float8, {_factor("$3")} / 2),
+        slowed_at = {_NOW}
+"""
+# Seconds a job's claim holds at most: longer than any picture takes, queue included.
+CLAIM_LEASE = 120.0
+# Claim the job named $1 for $2 seconds unless a live claim holds it: a row back, or none.
+_CLAIM_JOB = f"""
+    INSERT INTO job_claims AS c (name, until) VALUES ($1, {_NOW} + $2::float8)
+    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until WHERE c.until < {_NOW}
+    RETURNING 1
+"""
+# Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
+_FORGET_PACES = f"""
+    DELETE FROM chat_pace WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+"""
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
 # started inside inherit the variable; the task check keeps them off the connection.
@@ -244,6 +298,56 @@ class PostgresStorage(Storage):
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _LOCK_PREFIX + key
             )
 
+    # ----- the chats' pace, shared by every process ---------------------------------------------
+
+    async def _statement(self, sql: str, *params: object) -> asyncpg.Record | None:
+        """One statement on a pooled connection, committed on its own."""
+        try:
+            async with self._pooled() as connection:
+                row = await connection.fetchrow(sql, *params)
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        self._reached()
+        return row
+
+    async def reserve_send(
+        self, chat_id: int, interval: float, burst: float, recovery: float
+    ) -> tuple[float, float]:
+        """Spend the chat's next send: seconds until it may go, and until its flood wait ends.
+
+        Either may be zero or less (go now). The send is spent whatever the wait: the caller
+        sends at its time, and the next caller, in any process, is given the time after it.
+        """
+        row = await self._statement(_RESERVE_SEND, chat_id, interval, burst, recovery)
+        assert row is not None
+        send_at, blocked_until, now = row
+        return send_at - now, blocked_until - now
+
+    async def hold_back(
+        self, chat_id: int, seconds: float, recovery: float, slowest: float
+    ) -> None:
+        """Telegram answered 429 in the chat: record its flood wait and the slower pace."""
+        await self._statement(_HOLD_BACK, chat_id, seconds, recovery, slowest)
+
+    async def forget_paces(self, idle: float) -> None:
+        """Drop the budgets of chats that sent nothing for `idle` seconds (longer than a
+        slowed pace takes to recover): they are full again, as if never used."""
+        await self._statement(_FORGET_PACES, idle)
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """A claim row, taken if free (or left by a process that died), deleted after the
+        block: no connection is held meanwhile, however long the job waits for a worker."""
+        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE)
+        if claimed is None:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(StorageUnavailable):  # the lease ends it all the same
+                await self._statement("DELETE FROM job_claims WHERE name = $1", name)
+
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         row = await self._query("fetchrow", sql, params)
         return None if row is None else tuple(row)
@@ -256,3 +360,58 @@ class PostgresStorage(Storage):
 
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
         return await self._query("fetchval", sql + " RETURNING id", params, write=True)
+
+
+class UpdatesLock:
+    """Who takes a bot's updates from one database: one polling process, or webhooks only.
+
+    Telegram hands each update to one getUpdates caller and answers a second one 409, so two
+    polling processes would fight over every update; a polling process beside webhook
+    processes would find no updates at all (a webhook set for the bot turns getUpdates off).
+    A polling process holds the bot's advisory lock exclusively, webhook processes hold it
+    shared, each on a connection of its own for as long as it runs: PostgreSQL drops the lock
+    with the connection, however the process ends, as the kernel does the SQLite lock file's.
+    """
+
+    def __init__(self, url: str, bot_id: int, *, polling: bool) -> None:
+        self._url = url
+        self._key = f"{_LOCK_PREFIX}updates:{bot_id}"
+        self._polling = polling
+        self._connection: asyncpg.Connection | None = None
+
+    async def acquire(self) -> None:
+        """Take the lock now, or refuse at once with the reason, in one line."""
+        try:
+            connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise StorageUnavailable(
+                f"cannot open the database ({describe_url(self._url)}): "
+                f"the server did not answer within {CONNECT_TIMEOUT:g} s"
+            ) from None
+        except _CONNECTION_LOST as error:
+            raise StorageUnavailable(
+                f"cannot open the database ({describe_url(self._url)}): "
+                f"{error.__class__.__name__}: {error}"
+            ) from error
+        kind = "" if self._polling else "_shared"
+        got = await connection.fetchval(
+            f"SELECT pg_try_advisory_lock{kind}({_SCHEMA_KEY})", self._key
+        )
+        if not got:
+            await connection.close()
+            if self._polling:
+                raise StorageUnavailable(
+                    f"another process of this bot already takes its updates from "
+                    f"{describe_url(self._url)} (one polling process per bot, or webhook "
+                    "processes only)"
+                )
+            raise StorageUnavailable(
+                f"a polling process of this bot is running on {describe_url(self._url)}: "
+                "stop it before starting webhook processes"
+            )
+        self._connection = connection
+
+    async def release(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()  # the lock goes with the session
+            self._connection = None

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, ClassVar
 
 import engine
@@ -135,6 +135,19 @@ class Storage(ABC):
         are serialised already.
         """
         return
+
+    async def hold_chat(self, chat_id: int) -> None:
+        """Inside a transaction: keep every other process's `hold_chat` of the chat waiting
+        until this one commits (a count checked, then a row added: the group's challenges)."""
+        await self._serialize(f"chat:{chat_id}")
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process got `name` for the block, no process holding it elsewhere.
+
+        Never waits. A SQLite file has one process, whose own bookkeeping decides: True.
+        """
+        yield True
 
     # ----- the schema -------------------------------------------------------------------------
 

@@ -161,6 +161,7 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             created_at {real} NOT NULL
         )""",
     ),
+    # 6: one meaning of best, and the language Telegram reports.
     (
         # Points an undo took back count nowhere: a record's best score and highest tile are
         # those of the player's games as their boards hold them now.
@@ -172,6 +173,29 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         # The language Telegram last reported for the player: what the bot writes to them
         # outside an update (a duel's result, say) is in it, as their replies are.
         "ALTER TABLE players ADD COLUMN telegram_language TEXT",
+    ),
+    # 7: one pace per chat for every process sharing the database (PostgreSQL; a SQLite file
+    # has one process, which keeps its chats' budgets in memory). A chat's budget is the time
+    # its next message is due (`due_at`, the generic cell rate algorithm's theoretical arrival
+    # time), a flood wait Telegram imposed, and the slowed pace that follows one.
+    (
+        """CREATE TABLE chat_pace (
+            chat_id {bigint} PRIMARY KEY,
+            due_at {real} NOT NULL,
+            blocked_until {real} NOT NULL DEFAULT 0,
+            factor {real} NOT NULL DEFAULT 1,
+            slowed_at {real} NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX chat_pace_due ON chat_pace (due_at)",
+    ),
+    # 8: jobs that run in one process at a time among all that share the database (a
+    # player's picture): a claim by name, held until `until` at the latest, so a process that
+    # died with one leaves it for that long only. Unused by SQLite, which has one process.
+    (
+        """CREATE TABLE job_claims (
+            name TEXT PRIMARY KEY,
+            until {real} NOT NULL
+        )""",
     ),
 )
 SCHEMA_VERSION = len(_STEPS)

@@ -99,6 +99,16 @@ class WebhookProcess:
             raise
 
 
+async def start_all(processes: list[WebhookProcess]) -> None:
+    """Start the processes at once; should one of them fail, stop the others before raising,
+    so that none outlives the test."""
+    try:
+        await asyncio.gather(*(p.start() for p in processes))
+    except BaseException:
+        await asyncio.gather(*(p.stop() for p in processes), return_exceptions=True)
+        raise
+
+
 def refused_setting(args: list[str], env: dict[str, str]) -> str:
     """Run `python -m bot` with a bad setting: exit code 2, one clear line, no traceback."""
     done = subprocess.run(
@@ -112,6 +122,21 @@ def refused_setting(args: list[str], env: dict[str, str]) -> str:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     return done.stderr
+
+
+async def refused_at_start(process: asyncio.subprocess.Process) -> tuple[str, str]:
+    """A process that must stop at once by itself: exit code 1 and one line on stderr, no
+    traceback. Returns its stdout and stderr."""
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = stderr.decode()
+    assert process.returncode == 1, text
+    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text, text
+    return (stdout or b"").decode(), text
 
 
 async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
