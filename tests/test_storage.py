@@ -425,7 +425,16 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
 
     in_sqlite = _sqlite_schema(tmp_path / "bot.sqlite3")
     in_postgres = await _postgres_schema(postgres)
-    tables = ["challenges", "chats", "deliveries", "games", "players", "records", "shared_files"]
+    tables = [
+        "challenges",
+        "chats",
+        "deliveries",
+        "games",
+        "outbox",
+        "players",
+        "records",
+        "shared_files",
+    ]
     assert sorted(in_sqlite) == tables
     for table in in_sqlite:
         assert in_postgres[table] == in_sqlite[table], table

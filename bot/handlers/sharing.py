@@ -10,26 +10,29 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import (
+    Bot,
     InlineQueryResultCachedPhoto,
     InlineQueryResultsButton,
     Message,
     Update,
 )
 from telegram.constants import ChatAction
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 import engine
+from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
-from bot.handlers.context import BotContext
+from bot.handlers.context import BotContext, Services
 from bot.handlers.replies import deliver, reply, send_reply
-from bot.models import Player, StoredGame
+from bot.models import Obligation, Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
-from bot.services.sharing import DuelResult, DuelStatus, duel_payload
+from bot.services.outbox import DUEL_RESULT
+from bot.services.sharing import DuelStatus, duel_payload
 from bot.services.workers import Busy
 
 log = logging.getLogger(__name__)
@@ -279,31 +282,27 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
 
 
 async def duel_over(context: BotContext, entry: StoredGame) -> None:
-    """When a duel's game is over, both players get the comparison, each in their language."""
-    result = await context.services.sharing.finish_duel(entry)
-    if result is not None:
-        await _tell(context, result, result.entry.owner_id, result.rival.owner_id, friend=True)
-        await _tell(context, result, result.rival.owner_id, result.entry.owner_id, friend=False)
+    """When a duel's game is over, both players are owed the comparison."""
+    if await context.services.sharing.finish_duel(entry):
+        await send_owed(context.bot, context.services)
 
 
-async def _tell(
-    context: BotContext, result: DuelResult, reader: int, other: int, *, friend: bool
-) -> None:
-    players = context.services.players
-    me, them = await players.player(reader), await players.player(other)
+@sends(DUEL_RESULT)
+async def _tell(bot: Bot, services: Services, obligation: Obligation) -> None:
+    """One of the two players gets the comparison, in their language."""
+    result = await services.sharing.duel_result(obligation.subject_id)
+    if result is None:
+        return
+    reader = obligation.chat_id
+    friend = reader == result.entry.owner_id
+    other = result.rival.owner_id if friend else result.entry.owner_id
+    me, them = await services.players.player(reader), await services.players.player(other)
     t = translator(me.language or "")
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
     text = texts.duel_result(t, me, mine, them, theirs, result.entry.game.size)
-    bot = context.bot
-
-    async def send() -> None:
-        try:
-            await bot.send_message(reader, text)
-        except RetryAfter:
-            raise  # sent once the flood wait is over
-        except TelegramError as error:
-            log.warning("duel result not sent to %s: %s", reader, error)
-
-    context.services.pacer.post(reader, send)
+    try:
+        await bot.send_message(reader, text)
+    except (Forbidden, BadRequest) as error:
+        log.warning("duel result not sent to %s: %s", reader, error)
