@@ -128,7 +128,7 @@ async def share(update: Update, context: BotContext) -> None:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
             return
         if not inline_mode:
-            reply(context, update, texts.inline_off(t))
+            await send_reply(update, texts.inline_off(t))
 
     # Drawn and sent in the chat's turn, like every message the bot sends there.
     deliver(context, update, aud.chat_id, send_card)
