@@ -17,7 +17,7 @@ import pytest
 from tests.support.boards import buttons, isolated
 from tests.support.databases import execute_sql, fresh_postgres_database
 from tests.support.harness import RunningBot, User
-from tests.support.proxy import TcpProxy
+from tests.support.proxy import TcpProxy, through_proxy
 
 GROUP = -100424242
 FLOOD_WAIT = 12  # longer than a shutdown waits for a chat's queue
@@ -30,10 +30,7 @@ async def outage(api):
     async with fresh_postgres_database() as url:
         parts = urllib.parse.urlsplit(url)
         proxy = TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
-        port = await proxy.start()
-        user = parts.netloc.rpartition("@")[0]
-        netloc = f"{user}@127.0.0.1:{port}" if user else f"127.0.0.1:{port}"
-        bot = RunningBot(api, urllib.parse.urlunsplit(parts._replace(netloc=netloc)))
+        bot = RunningBot(api, through_proxy(url, await proxy.start()))
         await bot.start()
         try:
             yield proxy, bot, url
