@@ -22,7 +22,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 import engine
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
-from bot.handlers.bookkeeping import display_name, sender_translator
+from bot.handlers.bookkeeping import delivery_key, display_name, sender_translator
 from bot.handlers.context import BotContext, Services
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.models import Obligation, Player, StoredGame
@@ -162,6 +162,8 @@ async def replay(update: Update, context: BotContext) -> None:
     if stored.actions is None:
         reply(context, update, t._("This game was played before replays were recorded."))
         return
+    if not await context.services.deliveries.first_to_post(delivery_key(update)):
+        return  # another delivery of this /replay draws and sends it
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
     context.application.create_task(_send_replay(context, aud.chat_id, stored, t), update=update)
 
