@@ -20,7 +20,7 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import CARD, FINAL_CARD, LEASE_SECONDS, WINNER, Outbox
 from bot.storage import open_storage
 from tests.support.boards import buttons, isolated
-from tests.support.databases import execute_sql, fresh_postgres_database
+from tests.support.databases import Database, execute_sql, fresh_postgres_database
 from tests.support.harness import RunningBot, User
 from tests.support.proxy import TcpProxy, through_proxy
 
@@ -44,32 +44,26 @@ async def outage(api):
             await proxy.stop()
 
 
-async def challenge_bob_plays(api) -> int:
-    """A challenge in the group that Bob has joined and scored in; its card's message id."""
+async def challenge_bob_leads(api, database: Database) -> int:
+    """A challenge in the group that Bob has joined and leads; its card's message id.
+
+    His score is written, not played: a tap would have the card redrawn, and an edit still on
+    its way could pass for the final card.
+    """
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
     api.add_group(GROUP, "Owed", admins={anna.id})
     api.send_text(anna.id, GROUP, "/challenge 4 1h")
     card = await api.wait_request("sendMessage", chat_id=GROUP, timeout=30)
     card_id = card.result["message_id"]
     link = buttons(api.stored_message(GROUP, card_id))["▶️ Play"]
-    board = await bob.open_board(f"/start {link.split('start=')[1]}")
-    mark = api.mark()
-    for arrow in ("⬅️", "➡️", "⬆️", "⬇️"):
-        _, board = await bob.tap(board, arrow, edit=False)
-    await queue_done(api, bob.id, bob.id)  # his board shows his last move
-    # The card's redraw with Bob's standing, so no later one is mistaken for the final card.
-    await api.wait_request(
-        "editMessageText",
-        after=mark,
-        chat_id=GROUP,
-        message_id=card_id,
-        text=lambda t: "Bob" in t,
-        timeout=30,
+    await bob.open_board(f"/start {link.split('start=')[1]}")
+    await execute_sql(
+        database, "UPDATE games SET score = 48, moves = 9 WHERE challenge_id IS NOT NULL"
     )
     return card_id
 
 
-async def end_now(database: str) -> None:
+async def end_now(database: Database) -> None:
     """Move the challenge's end into the past: the bot finds it overdue."""
     past = time.time() - 1
     await execute_sql(database, "UPDATE challenges SET ends_at = ? WHERE finished = 0", past)
@@ -92,7 +86,7 @@ async def queue_done(api, user_id: int, chat_id: int) -> None:
 
 def assert_ended_once(api, card_id: int) -> None:
     (winner,) = winners(api)
-    assert f"{isolated('Bob')} wins the Classic 4×4 challenge" in winner
+    assert f"{isolated('Bob')} wins the Classic 4×4 challenge with 48 points" in winner
     card = api.stored_message(GROUP, card_id)
     assert "Final ranking" in card.text
     assert not buttons(card), "the final card still offers its Play button"
@@ -100,7 +94,7 @@ def assert_ended_once(api, card_id: int) -> None:
 
 async def test_an_end_saved_just_before_the_database_went_away_is_announced_once(api, outage):
     proxy, _, url = outage
-    card_id = await challenge_bob_plays(api)
+    card_id = await challenge_bob_leads(api, url)
     final_card = api.hold_next("editMessageText")
     await end_now(url)
     # The end is committed with what it owes; its final card is on its way: the database goes.
@@ -117,7 +111,7 @@ async def test_an_end_saved_just_before_the_database_went_away_is_announced_once
 async def test_an_end_that_falls_in_an_outage_is_announced_soon_after_it(api, outage):
     """Not at the next minute's look for open challenges: within the outbox's few seconds."""
     proxy, _, url = outage
-    card_id = await challenge_bob_plays(api)
+    card_id = await challenge_bob_leads(api, url)
     proxy.cut()
     await end_now(url)  # the end time passes while the bot cannot reach its database
     proxy.restore()
@@ -128,7 +122,7 @@ async def test_an_end_that_falls_in_an_outage_is_announced_soon_after_it(api, ou
 
 
 async def test_a_restart_while_the_group_is_held_back_still_announces_the_end_once(api, bot):
-    card_id = await challenge_bob_plays(api)
+    card_id = await challenge_bob_leads(api, bot.database)
     api.flood.block(GROUP, FLOOD_WAIT)
     mark = api.mark()
     await end_now(bot.database)
