@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from telegram import (
@@ -22,20 +24,22 @@ from bot.delivery.ratelimit import ChatRateLimiter
 from bot.delivery.throttle import Throttle
 from bot.delivery.updates import ChatOrderedProcessor
 from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
+from bot.handlers.announcements import catch_up
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
 from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
-from bot.services.deliveries import DeliveryLog
+from bot.services.deliveries import KEEP_SECONDS, DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
+from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
-from bot.storage import Storage, open_storage
+from bot.storage import Storage, StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
 
 if TYPE_CHECKING:
@@ -125,15 +129,17 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     # One picture at a time per player, across the processes that share the database.
     workers = WorkerPool(claim=storage.exclusive if storage.shared else None)
     games = GameService(storage, locks)
+    outbox = Outbox(storage)
     return Services(
         storage=storage,
         players=PlayerService(storage, locks),
         games=games,
-        challenges=ChallengeService(storage, locks),
+        challenges=ChallengeService(storage, locks, outbox=outbox),
         workers=workers,
         hints=HintService(workers, budget_ms=config.hint_budget_ms),
-        sharing=SharingService(storage, locks, games),
+        sharing=SharingService(storage, locks, games, outbox=outbox),
         deliveries=DeliveryLog(storage),
+        outbox=outbox,
         pacer=pacer,
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
@@ -159,6 +165,12 @@ async def _forget_idle_paces(context: BotContext) -> None:
 async def _forget_old_deliveries(context: BotContext) -> None:
     forgotten = await context.services.deliveries.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
+    sent = await context.services.outbox.forget_sent(time.time() - KEEP_SECONDS)
+    log.debug("forgot %d announcements sent long ago", sent)
+
+
+async def _catch_up(context: BotContext) -> None:
+    await catch_up(context.bot, context.services)
 
 
 def build_application(config: Config) -> Application:
@@ -244,6 +256,10 @@ def build_application(config: Config) -> Application:
         await _introduce(application)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
+        # What a restart, an outage or another process left owed, now and every few seconds.
+        application.job_queue.run_repeating(
+            _catch_up, interval=config.outbox_interval, first=0, name="catch-up"
+        )
         application.job_queue.run_repeating(
             _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
         )
@@ -264,6 +280,9 @@ def build_application(config: Config) -> Application:
             # A player's last move should reach the screen; a card waiting out its interval
             # would hold the shutdown up for nothing (the next tap redraws it).
             await services.pacer.drain(timeout=SHUTDOWN_DRAIN)
+            # What did not go out is owed still: the next process to look sends it.
+            with contextlib.suppress(StorageUnavailable):
+                await services.outbox.release()
 
     async def post_shutdown(application: Application) -> None:
         services = application.bot_data.services

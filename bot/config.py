@@ -137,6 +137,9 @@ class Config:
     hint_workers_at_start: bool = True
     # With PostgreSQL, seconds between two looks for challenges other processes created.
     challenge_sync_interval: float = 60.0
+    # Seconds between two looks for announcements owed and challenges overdue: how soon
+    # after an outage or a restart they go out.
+    outbox_interval: float = 2.0
     # PostgreSQL instead of the SQLite file `database` (DATABASE_URL).
     database_url: str | None = None
     # Receive updates by webhook instead of long polling.

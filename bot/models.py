@@ -86,3 +86,18 @@ class Delivery:
 
     outcome: str
     created_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Obligation:
+    """An announcement owed to a chat, as the outbox keeps it until it is sent.
+
+    `kind` says what to send (bot/services/outbox.py); `subject_id` is what it is about (a
+    challenge, a duel's game), read afresh when it is sent; `reply_to` the message it answers.
+    """
+
+    id: int
+    kind: str
+    chat_id: int
+    subject_id: int
+    reply_to: int | None = None

@@ -521,21 +521,38 @@ async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
 
 
 async def test_a_challenge_whose_card_cannot_be_posted_holds_no_place(api, bot, club):
-    """Removed from the group, a network error: no card means nobody can join, so the group
-    must not be left with an invisible challenge holding one of its three places."""
+    """Removed from the group: no card means nobody can join, so the group must not be left
+    with an invisible challenge holding one of its three places."""
     anna, _ = club
-    for failure in (
-        {"description": "Forbidden: bot was kicked from the group chat", "error_code": 403},
-        {"description": "Bad Gateway", "error_code": 502},
-    ):
-        api.fail_next("sendMessage", **failure)
-        api.send_text(anna.id, GROUP, "/challenge")
-        await api.wait_request("sendMessage", ok=False, chat_id=GROUP)
+    api.fail_next("sendMessage", "Forbidden: bot was kicked from the group chat", 403)
+    api.send_text(anna.id, GROUP, "/challenge")
+    await api.wait_request("sendMessage", ok=False, chat_id=GROUP)
     for _ in range(3):
         api.send_text(anna.id, GROUP, "/challenge 5 1h")
         card = await api.wait_request("sendMessage", chat_id=GROUP)
         assert "Large 5×5" in card.params["text"]
     assert await count_rows(bot.database, "challenges") == 3
+
+
+async def test_a_card_a_network_error_held_up_is_posted_once_it_passes(api, bot, club):
+    """The card is owed from the moment the challenge is saved: a failed post is tried
+    again, and the group sees one card, which the challenge keeps as its own."""
+    anna, _ = club
+    mark = api.mark()
+    api.fail_next("sendMessage", "Bad Gateway", 502)
+    api.send_text(anna.id, GROUP, "/challenge 5 1h")
+    await api.wait_request("sendMessage", ok=False, chat_id=GROUP, after=mark)
+    card = await api.wait_request("sendMessage", chat_id=GROUP, after=mark, timeout=30)
+    assert "Large 5×5" in card.params["text"]
+    card_id = card.result["message_id"]
+
+    async def kept() -> None:
+        while not await count_rows(bot.database, "challenges", "message_id = ?", card_id):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(kept(), timeout=30)
+    shown = [m for m in api.messages(GROUP) if m["from"]["id"] == api.bot_id]
+    assert [m["message_id"] for m in shown] == [card_id]
 
 
 BASIC = -4500  # a basic group: Telegram gives its supergroup a new id when it is upgraded

@@ -31,10 +31,13 @@ async def test_a_running_challenge_entry_is_no_duel_until_the_challenge_ends(api
     board = await bob.open_board(f"/start {payload}")
     await bob.tap(board, "⬅️", edit=False)
 
+    # /share shows the entry's picture, but with no duel on it.
     mark = api.mark()
-    (refusal,) = await bob.send("/share")
-    assert refusal == REFUSAL
-    assert api.find_requests("sendPhoto", after=mark) == []
+    api.send_text(bob.id, bob.id, "/share")
+    photo = await api.wait_request("sendPhoto", after=mark, chat_id=bob.id)
+    shown = api.stored_message(bob.id, photo.result["message_id"])
+    assert not any(label.startswith("▶️") for label in buttons(shown))
+    assert "?start=d" not in str(photo.params.get("reply_markup"))
 
     # A duel link on the entry, as the bot gave them before it refused: refused as well.
     store = await open_storage(bot.database)
@@ -60,7 +63,7 @@ async def test_a_running_challenge_entry_is_no_duel_until_the_challenge_ends(api
         "editMessageText",
         chat_id=GROUP,
         message_id=card_id,
-        text=lambda text: "Final ranking" in text,
+        text=lambda text: "Final standings" in text,
         timeout=10,
     )
     api.send_text(bob.id, bob.id, "/share")

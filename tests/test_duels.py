@@ -66,5 +66,5 @@ async def test_a_duel_result_reaches_each_player_in_their_telegram_language(api,
     daans = await stored_game(bot.database, 202, 202)
     a, d = Player(101, "Anna"), Player(202, "Daan")
     score, size = annas.game.score, annas.game.size
-    assert to_daan.params["text"] == duel_result(translator("nl"), d, daans.score, a, score, size)
-    assert to_anna.params["text"] == duel_result(translator("de"), a, score, d, daans.score, size)
+    assert to_daan.params["text"] == duel_result(translator("nl"), daans.score, a, score, size)
+    assert to_anna.params["text"] == duel_result(translator("de"), score, d, daans.score, size)

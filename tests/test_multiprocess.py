@@ -129,44 +129,130 @@ async def test_taps_of_one_game_arriving_at_once_on_both_processes_apply_once_ea
         await store.close()
 
 
+async def post(process: WebhookProcess, update: dict) -> int:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(process.url, json=update, headers={SECRET_HEADER: SECRET}) as response,
+    ):
+        return response.status
+
+
 async def post_to_both(api, processes, update: dict) -> None:
     """One update posted to both processes at the same moment, as when Telegram's retry of
-    an update races the first delivery that is still being handled."""
-    async with aiohttp.ClientSession() as session:
+    an update races the first delivery that is still being handled. Each process answers
+    once it has handled the update (what it posts is queued by then, not yet sent)."""
+    assert await asyncio.gather(*(post(p, update) for p in processes)) == [200, 200]
 
-        async def post(process: WebhookProcess) -> int:
-            headers = {SECRET_HEADER: SECRET}
-            async with session.post(process.url, json=update, headers=headers) as response:
-                return response.status
 
-        assert await asyncio.gather(*(post(p) for p in processes)) == [200, 200]
+def bot_messages(api, chat_id: int) -> list[dict]:
+    """What the chat shows from the bot now."""
+    return [m for m in api.messages(chat_id) if m["from"]["id"] == api.bot_id]
+
+
+def help_answer(message: dict) -> bool:
+    return message.get("text", "").startswith("Commands\n/start")
+
+
+async def sent_by_both(api, processes, user_id: int, chat_id: int) -> None:
+    """Wait until both processes have sent into the chat all they had queued for it.
+
+    Each process gets a /help of its own there and answers it after everything it queued
+    for the chat before (a chat's queue keeps its order): once both answers are in the
+    chat, neither process has anything older left to send there.
+    """
+    answers = sum(help_answer(m) for m in bot_messages(api, chat_id))
+    for process in processes:
+        api.send_text(user_id, chat_id, "/help")
+        assert await post(process, api.pending_updates[-1]) == 200
+    await eventually(
+        lambda: sum(help_answer(m) for m in bot_messages(api, chat_id)) == answers + 2,
+        timeout=30,
+    )
+
+
+def shown_since(api, chat_id: int, before: list[dict]) -> list[dict]:
+    """The bot's messages in the chat that were not there `before`, /help answers aside."""
+    known = {m["message_id"] for m in before}
+    return [
+        m for m in bot_messages(api, chat_id) if m["message_id"] not in known and not help_answer(m)
+    ]
 
 
 async def test_one_update_posted_to_both_processes_at_once_applies_once(api, postgres, processes):
-    anna = User(api, 811, "Anna")
+    """The group and the private chat show what each update causes once, however many
+    processes handle it: the delivery that loses the update's claim posts nothing."""
+    anna, bob = User(api, 811, "Anna"), User(api, 812, "Bob")
     api.add_group(GROUP, "Racers", admins={anna.id})
     board = await anna.open_board()
+    await bob.open_board()
     start = await stored_game(postgres, anna.id, anna.id)
     await api.methods.call("deleteWebhook", {})  # the test posts each update itself
+
+    async def twice(user_id: int, chat_id: int, text: str) -> list[dict]:
+        """`text` sent once, delivered to both processes: what the chat shows for it."""
+        before = bot_messages(api, chat_id)
+        api.send_text(user_id, chat_id, text)
+        await post_to_both(api, processes, api.pending_updates[-1])
+        await sent_by_both(api, processes, user_id, chat_id)
+        return shown_since(api, chat_id, before)
+
+    # A tap: applied once, and the board it edits stays the one board in the chat.
     code = moving_code(start)
+    before = bot_messages(api, anna.id)
     data = f"g:{button_data(board, '⬅️').split(':')[1]}:{code}"
     query = api.tap(anna.id, anna.id, board.message_id, data)
     await post_to_both(api, processes, api.pending_updates[-1])
     assert api.world.queries[query].answer is not None
     saved, once = await stored_game(postgres, anna.id, anna.id), replay(start, code)
     assert (saved.board, saved.moves, saved.score) == (once.board, once.moves, once.score)
+    await sent_by_both(api, processes, anna.id, anna.id)
+    assert shown_since(api, anna.id, before) == []
+    shown = api.stored_message(anna.id, board.message_id).text
+    assert (shown_board(shown), shown_moves(shown)) == (once.board, 1)
 
-    api.send_text(anna.id, anna.id, "/new 5")
-    await post_to_both(api, processes, api.pending_updates[-1])
+    # /share: one picture, and one note that the emulated bot has no inline mode.
+    picture, note = await twice(anna.id, anna.id, "/share")
+    assert "photo" in picture
+    assert note["text"].startswith("To share this picture, forward it")
+
+    # /new 5: one new game, one board.
+    shown = await twice(anna.id, anna.id, "/new 5")
+    assert len(shown) == 1, shown
+    (new_board,) = shown
     assert await count_rows(postgres, "games", "owner_id = ? AND size = 5", anna.id) == 1
+    assert len(shown_board(new_board["text"])) == 25
 
-    api.send_text(anna.id, GROUP, "/challenge")
+    # /new: one size menu, and a size tapped in it (in a group: the board is posted anew).
+    (menu,) = await twice(anna.id, GROUP, "/new")
+    assert menu["text"] == "Pick a board size:"
+    before = bot_messages(api, GROUP)
+    menu_message = api.stored_message(GROUP, menu["message_id"])
+    api.tap(anna.id, GROUP, menu["message_id"], buttons(menu_message)["Large 5×5"])
     await post_to_both(api, processes, api.pending_updates[-1])
+    await sent_by_both(api, processes, anna.id, GROUP)
+    (group_board,) = shown_since(api, GROUP, before)
+    assert len(shown_board(group_board["text"])) == 25
+
+    # /view: the view switches once; one notice, one board.
+    notice, view_board = await twice(anna.id, anna.id, "/view")
+    assert notice["text"].startswith("Number view is on.")
+    assert await count_rows(postgres, "players", "user_id = ? AND view = 'numbers'", anna.id)
+    assert shown_moves(view_board["text"]) == 0
+
+    # /challenge: one challenge, one card, which the challenge keeps.
+    (card,) = await twice(anna.id, GROUP, "/challenge")
     assert await count_rows(postgres, "challenges") == 1
-    cards = [m for m in api.messages(GROUP) if m["from"]["id"] == api.bot_id]
-    assert len(cards) == 1  # a second card, if both posted one, is deleted again
-    card_id = cards[0]["message_id"]
-    assert await count_rows(postgres, "challenges", "message_id = ?", card_id) == 1
+    assert await count_rows(postgres, "challenges", "message_id = ?", card["message_id"]) == 1
+    link = buttons(api.stored_message(GROUP, card["message_id"]))["▶️ Play"]
+
+    # Joining by the card's link: one entry, one welcome, one board.
+    joined, entry_board = await twice(bob.id, bob.id, f"/start {link.split('start=')[1]}")
+    assert joined["text"].startswith("You’ve joined the challenge")
+    assert (
+        await count_rows(postgres, "games", "owner_id = ? AND challenge_id IS NOT NULL", bob.id)
+        == 1
+    )
+    assert shown_moves(entry_board["text"]) == 0
 
 
 async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_board(

@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.databases import fresh_postgres_database
 from tests.support.harness import RunningBot, User
-from tests.support.proxy import TcpProxy
+from tests.support.proxy import TcpProxy, through_proxy
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
 
@@ -36,10 +36,8 @@ async def proxied():
         parts = urllib.parse.urlsplit(url)
         proxy = TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
         port = await proxy.start()
-        user = parts.netloc.rpartition("@")[0]
-        netloc = f"{user}@127.0.0.1:{port}" if user else f"127.0.0.1:{port}"
         try:
-            yield proxy, urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+            yield proxy, through_proxy(url, port)
         finally:
             await proxy.stop()
 

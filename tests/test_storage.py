@@ -434,6 +434,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "deliveries",
         "games",
         "job_claims",
+        "outbox",
         "players",
         "records",
         "shared_files",

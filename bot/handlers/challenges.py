@@ -12,15 +12,23 @@ import logging
 import time
 
 from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
-from telegram.error import BadRequest, ChatMigrated, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import Application
 
 from bot.delivery.pacer import Job
+from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import Audience, BotContext, Services
-from bot.handlers.replies import deliver, reply, send_reply
-from bot.models import Challenge
+from bot.handlers.replies import reply
+from bot.models import Challenge, Obligation
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.leaderboards import (
     challenge_card,
@@ -37,6 +45,7 @@ from bot.services.challenges import (
     parse_challenge_args,
     payload,
 )
+from bot.services.outbox import CARD, FINAL_CARD, WINNER
 
 log = logging.getLogger(__name__)
 CARD_TOP = 10
@@ -68,7 +77,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         )
         return
     services = context.services
-    delivery = delivery_key(update)
+    assert update.effective_message is not None
     created = await services.challenges.create(
         aud.chat_id,
         update.effective_chat.title or "",
@@ -76,7 +85,8 @@ async def challenge(update: Update, context: BotContext) -> None:
         aud.player.user_id,
         size,
         duration,
-        delivery,
+        delivery_key(update),
+        reply_to=update.effective_message.message_id,
     )
     if created is None:
         reply(
@@ -89,30 +99,41 @@ async def challenge(update: Update, context: BotContext) -> None:
             ),
         )
         return
-    if created.message_id is not None:
-        return  # a repeated delivery of the command: its card is in the group already
-    text, markup = await _card(context.bot.username, services, created, t)
-    application = context.application
+    schedule_end(context.application, created)
+    # The card is owed from the commit that made the challenge: the delivery that made it
+    # holds it and posts it now; a repeated delivery finds nothing of its own to post.
+    await send_owed(context.bot, services)
 
-    async def post_card() -> None:
-        try:
-            message = await send_reply(update, text, reply_markup=markup)
-        except RetryAfter:
-            raise  # posted once the flood wait is over
-        except TelegramError as error:  # removed from the group, network trouble
-            # Without its card nobody can join: it must not hold one of the group's places.
-            withdrawn = await services.challenges.withdraw(created, delivery)
-            log.warning(
-                "card of challenge %s not posted (%s); %s",
-                created.id,
-                error,
-                "withdrawn" if withdrawn else "another delivery posted one",
-            )
-            return
-        await _keep_card(services, created, message)
-        schedule_end(application, created)
 
-    deliver(context, update, aud.chat_id, post_card)
+@sends(CARD)
+async def _post_card(bot: Bot, services: Services, obligation: Obligation) -> None:
+    """Post a new challenge's card, as the answer to its /challenge, and remember it."""
+    challenge = await services.storage.challenge(obligation.subject_id)
+    if challenge is None or challenge.message_id is not None or challenge.finished:
+        return
+    t = await _card_translator(services, challenge)
+    text, markup = await _card(bot.username, services, challenge, t)
+    try:
+        message = await bot.send_message(
+            challenge.chat_id,
+            text,
+            reply_markup=markup,
+            reply_to_message_id=obligation.reply_to,
+        )
+    except ChatMigrated as error:  # `follow_group` posts the card in the new chat
+        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+        return
+    except (Forbidden, BadRequest) as error:  # removed from the group, say
+        # Without its card nobody can join: it must not hold one of the group's places.
+        withdrawn = await services.challenges.withdraw(challenge)
+        log.warning(
+            "card of challenge %s not posted (%s)%s",
+            challenge.id,
+            error,
+            "; withdrawn" if withdrawn else "",
+        )
+        return
+    await _keep_card(services, challenge, message)
 
 
 async def _keep_card(services: Services, challenge: Challenge, message: Message) -> None:
@@ -192,7 +213,10 @@ async def card_changed(context: BotContext, challenge_id: int) -> None:
         current = await services.storage.challenge(challenge_id)
         # Not a card that has gone: a group that moved has its card posted anew already.
         if current is not None and not current.finished and current.message_id == message_id:
-            await show_card(bot, services, current)
+            try:
+                await show_card(bot, services, current)
+            except NetworkError as error:  # the next standing that moves draws it again
+                log.warning("challenge card %s not updated: %s", current.id, error)
 
     services.pacer.redraw(challenge.chat_id, message_id, draw, every=services.card_interval)
 
@@ -227,7 +251,9 @@ async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
     except BadRequest as error:
         if "not modified" not in error.message.lower():
             log.warning("challenge card %s not updated: %s", challenge.id, error.message)
-    except TelegramError as error:  # removed from the group, network trouble
+    except NetworkError:
+        raise  # the caller decides: a redraw waits for the next tap, an owed card is retried
+    except TelegramError as error:  # removed from the group
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
@@ -274,41 +300,48 @@ async def schedule_open_challenges(application: Application, services: Services)
 async def _end(context: BotContext) -> None:
     """Close the challenge once (whichever process gets there), then its final card and winner.
 
-    Both go into the group's queue after everything asked of it before, its card included,
-    and read the challenge when their turn comes: a group that moved meanwhile is followed.
+    Both are owed from the commit that closed it, and go into the group's queue after
+    everything asked of it before, its card included; each reads the challenge when its turn
+    comes, so a group that moved meanwhile is followed.
     """
     assert context.job is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    services, bot = context.services, context.bot
+    services = context.services
     challenge = await services.storage.challenge(challenge_id)
     finished = None if challenge is None else await services.challenges.finish(challenge)
-    if finished is None:
+    if finished is not None:
+        await send_owed(context.bot, services)
+        await _show_ended_boards(context, finished)
+
+
+@sends(FINAL_CARD)
+async def _show_final_card(bot: Bot, services: Services, obligation: Obligation) -> None:
+    challenge = await services.storage.challenge(obligation.subject_id)
+    if challenge is not None:
+        await show_card(bot, services, challenge)
+
+
+@sends(WINNER)
+async def _announce_winner(bot: Bot, services: Services, obligation: Obligation) -> None:
+    # Showing the card may have found the group under a new id: announce the winner there.
+    challenge = await services.storage.challenge(obligation.subject_id)
+    if challenge is None:
         return
-
-    async def announce() -> None:
-        # Showing the card may have found the group under a new id: announce the winner there.
-        current = await services.storage.challenge(challenge_id) or finished
-        t = await _card_translator(services, current)
-        standings = await services.storage.challenge_standings(current.id, 1)
-        text = winner_text(t, current, standings[0] if standings else None)
-        # A reply to its own card: with two challenges ending together, each says which.
-        card = None
-        if current.message_id is not None:
-            card = ReplyParameters(current.message_id, allow_sending_without_reply=True)
+    t = await _card_translator(services, challenge)
+    standings = await services.storage.challenge_standings(challenge.id, 1)
+    text = winner_text(t, challenge, standings[0] if standings else None)
+    # A reply to its own card: with two challenges ending together, each says which.
+    card = None
+    if challenge.message_id is not None:
+        card = ReplyParameters(challenge.message_id, allow_sending_without_reply=True)
+    try:
         try:
-            try:
-                await bot.send_message(current.chat_id, text, reply_parameters=card)
-            except ChatMigrated as error:
-                await follow_group(bot, services, current.chat_id, error.new_chat_id)
-                await bot.send_message(error.new_chat_id, text)
-        except RetryAfter:
-            raise  # announced once the flood wait is over
-        except TelegramError as error:
-            log.warning("winner of challenge %s not announced: %s", current.id, error)
-
-    services.pacer.post(finished.chat_id, _card_job(bot, services, finished.id))
-    services.pacer.post(finished.chat_id, announce)
-    await _show_ended_boards(context, finished)
+            await bot.send_message(challenge.chat_id, text, reply_parameters=card)
+        except ChatMigrated as error:
+            await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+            await bot.send_message(error.new_chat_id, text)
+    except (Forbidden, BadRequest) as error:
+        log.warning("winner of challenge %s not announced: %s", challenge.id, error)
 
 
 async def _show_ended_boards(context: BotContext, challenge: Challenge) -> None:

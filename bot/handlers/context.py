@@ -22,6 +22,7 @@ from bot.services.challenges import ChallengeService
 from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
+from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
@@ -48,6 +49,7 @@ class Services:
     hints: HintService
     sharing: SharingService
     deliveries: DeliveryLog  # updates handled, so a redelivery applies once
+    outbox: Outbox  # announcements owed, until they are sent
     # Everything sent into a chat goes through it, at the chat's pace.
     pacer: Pacer
     throttle: Throttle  # taps per user

@@ -16,6 +16,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
 from bot.delivery.pacer import Job
+from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import BotContext
 
 log = logging.getLogger(__name__)
@@ -32,11 +33,22 @@ def deliver(
     """Queue `send` at the chat's pace; should it fail, the error handler gets `update`.
 
     `latest_of` names what this post is the newest of (Pacer.post): one waits at most.
+
+    Only one delivery of an update posts what it causes: one that finds another delivery
+    claimed the update's posts (on another process, or before a restart) sends nothing.
     """
     application = context.application
+    deliveries = context.services.deliveries
+    key = delivery_key(update) if isinstance(update, Update) else None
+    claimed = False  # kept for a run again after a flood wait
 
     async def run() -> None:
+        nonlocal claimed
         try:
+            if key is not None and not claimed:
+                if not await deliveries.first_to_post(key):
+                    return
+                claimed = True
             await send()
         except RetryAfter:
             raise  # the queue sends it again once the flood wait is over

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from telegram import (
+    Bot,
     InlineQuery,
     InlineQueryResultCachedPhoto,
     InlineQueryResultsButton,
@@ -18,22 +19,24 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatAction
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 import engine
+from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
-from bot.handlers.bookkeeping import display_name, sender_translator
-from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer
+from bot.handlers.bookkeeping import delivery_key, display_name, sender_translator
+from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Services
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.metrics import RENDER
-from bot.models import Player, StoredGame
+from bot.models import Obligation, Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.names import pictured_name
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
-from bot.services.sharing import DuelResult, DuelStatus, duel_payload
+from bot.services.outbox import DUEL_RESULT
+from bot.services.sharing import DuelStatus, duel_payload
 from bot.services.workers import Busy, Crowded, RenderSlot
 
 log = logging.getLogger(__name__)
@@ -111,13 +114,12 @@ async def share(update: Update, context: BotContext) -> None:
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
-    if await context.services.sharing.in_running_challenge(stored):
-        reply(context, update, texts.challenge_running(t))
-        return
-    link = _duel_link(context, stored)
+    # A running challenge's tiles stay secret: its entry is shown, but offers no duel.
+    secret = await context.services.sharing.in_running_challenge(stored)
+    link = None if secret else _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
     owner = await context.services.players.player(stored.owner_id)
-    if link is None:  # a game from before actions were logged: a picture, but no duel
+    if link is None:  # a running challenge's entry, or a game from before actions were logged
         caption = texts.card_caption(t, owner, stored.game)
     else:
         caption = texts.duel_caption(t, owner, stored.game)
@@ -139,7 +141,7 @@ async def share(update: Update, context: BotContext) -> None:
             await send_reply(update, texts.crowded(t))
             return
         if not inline_mode:
-            reply(context, update, texts.inline_off(t))
+            await send_reply(update, texts.inline_off(t))
 
     # Drawn and sent in the chat's turn, like every message the bot sends there.
     deliver(context, update, aud.chat_id, send_card)
@@ -182,6 +184,9 @@ async def replay(update: Update, context: BotContext) -> None:
     except Crowded:
         reply(context, update, texts.crowded(t))
         return
+    if not await context.services.deliveries.first_to_post(delivery_key(update)):
+        slot.release()
+        return  # another delivery of this /replay draws and sends it
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
     context.application.create_task(
         _send_replay(context, aud.chat_id, stored, t, slot), update=update
@@ -354,31 +359,27 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
 
 
 async def duel_over(context: BotContext, entry: StoredGame) -> None:
-    """When a duel's game is over, both players get the comparison, each in their language."""
-    result = await context.services.sharing.finish_duel(entry)
-    if result is not None:
-        await _tell(context, result, result.entry.owner_id, result.rival.owner_id, friend=True)
-        await _tell(context, result, result.rival.owner_id, result.entry.owner_id, friend=False)
+    """When a duel's game is over, both players are owed the comparison."""
+    if await context.services.sharing.finish_duel(entry):
+        await send_owed(context.bot, context.services)
 
 
-async def _tell(
-    context: BotContext, result: DuelResult, reader: int, other: int, *, friend: bool
-) -> None:
-    players = context.services.players
-    me, them = await players.player(reader), await players.player(other)
+@sends(DUEL_RESULT)
+async def _tell(bot: Bot, services: Services, obligation: Obligation) -> None:
+    """One of the two players gets the comparison, in their language."""
+    result = await services.sharing.duel_result(obligation.subject_id)
+    if result is None:
+        return
+    reader = obligation.chat_id
+    friend = reader == result.entry.owner_id
+    other = result.rival.owner_id if friend else result.entry.owner_id
+    me, them = await services.players.player(reader), await services.players.player(other)
     t = translator(player_language(me))
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
     text = texts.duel_result(t, mine, them, theirs, result.entry.game.size)
-    bot = context.bot
-
-    async def send() -> None:
-        try:
-            await bot.send_message(reader, text)
-        except RetryAfter:
-            raise  # sent once the flood wait is over
-        except TelegramError as error:
-            log.warning("duel result not sent to %s: %s", reader, error)
-
-    context.services.pacer.post(reader, send)
+    try:
+        await bot.send_message(reader, text)
+    except (Forbidden, BadRequest) as error:
+        log.warning("duel result not sent to %s: %s", reader, error)

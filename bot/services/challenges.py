@@ -18,6 +18,7 @@ from bot.models import Challenge, StoredGame
 from bot.services.deliveries import claim, record
 from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
+from bot.services.outbox import CARD, FINAL_CARD, WINNER, Outbox
 from bot.storage import Storage
 
 DEFAULT_DURATION = 24 * 3600
@@ -98,11 +99,13 @@ class ChallengeService:
         clock: Callable[[], float] = time.time,
         # 63 bits: the seed is a column of its own, and SQLite integers are signed 64-bit.
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+        outbox: Outbox | None = None,
     ) -> None:
         self.storage = storage
         self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
+        self._outbox = outbox or Outbox(storage, clock)
 
     async def create(
         self,
@@ -113,11 +116,13 @@ class ChallengeService:
         size: int,
         duration: int,
         delivery: str | None = None,
+        reply_to: int | None = None,
     ) -> Challenge | None:
         """A new challenge, or None when the group already has too many running.
 
-        A repeated delivery gets the challenge the first one created (whose card may or may
-        not be posted yet: see `message_id`), or None again.
+        Its card is owed to the group from the same commit (the outbox), as an answer to
+        message `reply_to`. A repeated delivery gets the challenge the first one created, and
+        owes nothing more: that card is on its way already.
         """
         now = self._clock()
         async with self._locks.writing(chat_id) as storage:
@@ -142,28 +147,25 @@ class ChallengeService:
                 now,
                 now + duration,
             )
+            await self._outbox.owe(storage, CARD, chat_id, challenge.id, reply_to)
             await record(storage, delivery, "created", challenge.id)
             return challenge
 
     async def set_card(self, challenge: Challenge, message_id: int) -> bool:
         """Remember the group message that shows the challenge's card, to edit it later.
 
-        False when the challenge has a card already (another delivery of the same command
-        posted one meanwhile): then the message is one card too many.
+        False when the challenge has a card already: then the message is one card too many.
         """
         async with self._locks.writing(challenge.chat_id) as storage:
             return await storage.set_challenge_message(challenge.id, message_id)
 
-    async def withdraw(self, challenge: Challenge, delivery: str | None = None) -> bool:
-        """Undo a challenge whose card could not be posted: nobody can see or join it, and
-        it must not hold one of the group's places until it ends. Its delivery is forgotten
-        too, so a redelivery of the command tries afresh. False if it has a card or players.
+    async def withdraw(self, challenge: Challenge) -> bool:
+        """Undo a challenge whose card cannot be posted (the bot left the group): nobody can
+        see or join it, and it must not hold one of the group's places until it ends. False
+        if it has a card or players.
         """
         async with self._locks.writing(challenge.chat_id) as storage:
-            withdrawn = await storage.withdraw_challenge(challenge.id)
-            if withdrawn and delivery is not None:
-                await storage.forget_delivery(delivery)
-            return withdrawn
+            return await storage.withdraw_challenge(challenge.id)
 
     async def join(self, text: str, user_id: int, delivery: str | None = None) -> JoinResult:
         """Enter a challenge from its deep link; a second tap brings back the same entry.
@@ -198,8 +200,21 @@ class ChallengeService:
         return JoinResult(status, challenge, entry)
 
     async def finish(self, challenge: Challenge) -> Challenge | None:
-        """Close the challenge once; None if it was closed already (by another run)."""
+        """Close the challenge once; None if it was closed already (by another run).
+
+        The final card and the winner are owed to the group from the same commit.
+        """
         async with self._locks.writing(challenge.chat_id) as storage:
             if not await storage.finish_challenge(challenge.id):
                 return None
+            await self._outbox.owe(storage, FINAL_CARD, challenge.chat_id, challenge.id)
+            await self._outbox.owe(storage, WINNER, challenge.chat_id, challenge.id)
             return await storage.challenge(challenge.id)
+
+    async def finish_overdue(self) -> int:
+        """Close every open challenge whose time is up; how many this call closed.
+
+        A challenge's end job may have found the database away: this catches up on it.
+        """
+        overdue = await self.storage.open_challenges(ending_by=self._clock())
+        return sum([await self.finish(challenge) is not None for challenge in overdue])

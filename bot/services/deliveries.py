@@ -8,6 +8,12 @@ move, a new game, a challenge, a join, a hint counted, a view switched) takes th
 its own transaction, before anything else: the first delivery records its outcome together
 with its changes, and any later delivery, on this process or another, finds the record and
 returns the same result without changing anything.
+
+What an update makes the bot post into a chat (a reply, a board, a menu, a picture) is posted
+by one delivery alone: the first to claim the update's posting key (`first_to_post`), in a
+short transaction of its own once the update's changes are committed. A second delivery,
+racing the first on another process or arriving after a restart, posts nothing; and if the
+first delivery died before its changes committed, the second applies them and posts.
 """
 
 from __future__ import annotations
@@ -15,11 +21,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from cachetools import TTLCache
+
 from bot.models import Delivery
+from bot.services.recent import recent_cache
 from bot.storage import Storage
 
 # Telegram keeps an update it could not deliver for 24 hours; a key is kept twice as long.
 KEEP_SECONDS = 2 * 24 * 3600
+# The posting key of an update is its key with this mark: claimed apart from its changes.
+_POSTING = "post:"
 
 
 async def claim(storage: Storage, delivery: str | None, now: float) -> Delivery | None:
@@ -43,6 +54,22 @@ class DeliveryLog:
     def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
         self._storage = storage
         self._clock = clock
+        # Updates whose posts this process claimed: every post of one update goes out here.
+        self._posting: TTLCache[str, bool] = recent_cache()
+
+    async def first_to_post(self, delivery: str) -> bool:
+        """Whether this delivery of the update is the one to post what it causes.
+
+        Asked before each post; the first ask claims the update's posting key, and the later
+        posts of the same update on this process follow that answer.
+        """
+        if delivery in self._posting:
+            return True
+        async with self._storage.transaction():
+            first = await self._storage.claim_delivery(_POSTING + delivery, self._clock()) is None
+        if first:
+            self._posting[delivery] = True
+        return first
 
     async def forget_old(self) -> int:
         """Drop keys no redelivery can ask for any more; how many.

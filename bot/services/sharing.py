@@ -22,6 +22,7 @@ import engine
 from bot.models import StoredGame
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
+from bot.services.outbox import DUEL_RESULT, Outbox
 from bot.services.recent import recent_cache
 from bot.storage import Storage
 
@@ -79,6 +80,7 @@ class SharingService:
         locks: ChatLocks,
         games: GameService,
         clock: Callable[[], float] = time.time,
+        outbox: Outbox | None = None,
     ) -> None:
         self.storage = storage
         self._locks = locks
@@ -87,6 +89,7 @@ class SharingService:
         # What a duel races, per (shared game, actions): it never changes, and every redraw
         # of the duel's board shows it.
         self._targets: TTLCache[tuple[int, int], tuple[int, engine.Game] | None] = recent_cache()
+        self._outbox = outbox or Outbox(storage, clock)
 
     async def subject(self, chat_id: int, user_id: int) -> StoredGame | None:
         """The game to share or replay here: the running one, else the latest one played here
@@ -154,13 +157,24 @@ class SharingService:
             self._targets[key] = target
         return self._targets[key]
 
-    async def finish_duel(self, entry: StoredGame) -> DuelResult | None:
-        """The comparison, once, when a duel's game is over; None otherwise or if sent."""
+    async def finish_duel(self, entry: StoredGame) -> bool:
+        """Once a duel's game is over, owe both players the comparison; False if not over,
+        or owed already (the result is told once)."""
         if entry.duel_of is None or entry.duel_actions is None or not entry.game.over:
-            return None
+            return False
         async with self._locks.writing(entry.chat_id) as storage:
-            if not await storage.report_duel(entry.id):
-                return None
+            rival = await storage.game(entry.duel_of)
+            if rival is None or rival.actions is None or not await storage.report_duel(entry.id):
+                return False
+            for reader in (entry.owner_id, rival.owner_id):
+                await self._outbox.owe(storage, DUEL_RESULT, reader, entry.id)
+        return True
+
+    async def duel_result(self, entry_id: int) -> DuelResult | None:
+        """The comparison of a duel's game with the game it duels, as both stand now."""
+        entry = await self.storage.game(entry_id)
+        if entry is None or entry.duel_of is None or entry.duel_actions is None:
+            return None
         rival = await self.storage.game(entry.duel_of)
         if rival is None or rival.actions is None:
             return None

@@ -78,6 +78,10 @@ class RenderSlot:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Give the place back: the picture will not be drawn here."""
         self._running.discard(self._key)
 
 

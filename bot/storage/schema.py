@@ -197,6 +197,26 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             until {real} NOT NULL
         )""",
     ),
+    # 9: the outbox. Every announcement the bot owes a chat (a challenge's card, its final
+    # card and winner, a duel's result) is a row written in the transaction that made it
+    # owed, and marked sent once it went out: a crash, a restart or an outage between the
+    # two leaves it owed, and it is sent later. The process that will send it holds it until
+    # `lease_until`; after that any process may.
+    (
+        """CREATE TABLE outbox (
+            id {identity},
+            kind TEXT NOT NULL,
+            chat_id {bigint} NOT NULL,
+            subject_id {bigint} NOT NULL,
+            reply_to {bigint},
+            created_at {real} NOT NULL,
+            holder TEXT,
+            lease_until {real},
+            sent_at {real}
+        )""",
+        "CREATE INDEX outbox_owed ON outbox (id) WHERE sent_at IS NULL",
+        "CREATE INDEX outbox_sent ON outbox (sent_at)",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import urllib.parse
 
 
 class TcpProxy:
@@ -56,3 +57,11 @@ class TcpProxy:
                 await writer.drain()
         writer.transport.abort()
         self._writers.discard(writer)
+
+
+def through_proxy(url: str, port: int) -> str:
+    """The database `url` as reached through a proxy listening on 127.0.0.1:`port`."""
+    parts = urllib.parse.urlsplit(url)
+    user = parts.netloc.rpartition("@")[0]
+    netloc = f"{user}@127.0.0.1:{port}" if user else f"127.0.0.1:{port}"
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

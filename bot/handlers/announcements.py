@@ -1,0 +1,84 @@
+"""Sending what the outbox says is owed (bot/services/outbox.py), each in its chat's turn.
+
+The modules that own an announcement register how to send it (`sends`); `send_owed` queues
+every obligation this process is to send. It runs right after a service has committed one
+(the handler or job that owes it calls it), at start-up, and every `outbox_interval` seconds,
+so what a restart, an outage or a dead process left owed goes out within seconds of the
+database being back.
+
+A sender lets a failure that may pass (the network, the database, Telegram's flood wait)
+reach `send_owed`'s job, which leaves the obligation owed to be tried again; one that never
+will (the bot was removed from the group) it logs, and the obligation is settled.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import Bot
+from telegram.error import NetworkError, RetryAfter
+
+from bot.delivery.pacer import Job
+from bot.handlers.context import Services
+from bot.models import Obligation
+from bot.storage import StorageUnavailable
+
+log = logging.getLogger(__name__)
+Sender = Callable[[Bot, Services, Obligation], Awaitable[None]]
+_SENDERS: dict[str, Sender] = {}
+
+
+def sends(kind: str) -> Callable[[Sender], Sender]:
+    """Register the function that sends obligations of `kind`."""
+
+    def register(sender: Sender) -> Sender:
+        _SENDERS[kind] = sender
+        return sender
+
+    return register
+
+
+async def send_owed(bot: Bot, services: Services) -> None:
+    """Queue, each in its chat's turn after what is queued there, what is owed from here."""
+    for obligation in await services.outbox.take_due():
+        services.pacer.post(obligation.chat_id, _send(bot, services, obligation))
+
+
+async def catch_up(bot: Bot, services: Services) -> None:
+    """End the challenges whose time is up, then send what is owed.
+
+    During an outage this finds the database away, which its storage has logged already.
+    """
+    try:
+        await services.challenges.finish_overdue()
+        await send_owed(bot, services)
+    except StorageUnavailable:
+        return
+
+
+def _send(bot: Bot, services: Services, obligation: Obligation) -> Job:
+    outbox = services.outbox
+
+    async def send() -> None:
+        # Held again when its turn comes: another process may have taken over meanwhile.
+        if await outbox.hold(obligation):
+            await _SENDERS[obligation.kind](bot, services, obligation)
+            await outbox.settle(obligation)
+
+    async def attempt() -> None:
+        try:
+            await send()
+        except RetryAfter:
+            raise  # still queued here: sent once the flood wait is over
+        except (NetworkError, StorageUnavailable) as error:
+            log.warning(
+                "%s %s for chat %s not sent yet, tried again soon: %s",
+                obligation.kind,
+                obligation.subject_id,
+                obligation.chat_id,
+                error,
+            )
+        outbox.give_back(obligation)
+
+    return attempt

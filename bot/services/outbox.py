@@ -1,0 +1,105 @@
+"""The outbox: announcements owed to chats, kept in the database until they are sent.
+
+An announcement that a change of state owes a chat (a challenge's card when it is created, its
+final card and its winner when it ends, a duel's result) is written as an obligation in the
+same transaction as that change, by the service that makes it. Whatever happens after the
+commit (the process dies, the database goes away, Telegram holds the chat back, the bot is
+redeployed), it stays owed until it has gone out, and is sent then: at least once, and marked
+sent once it went (exactly once where Telegram lets us tell: a send that timed out may have
+arrived all the same).
+
+Several processes may share the outbox. The process that writes an obligation holds it for
+`LEASE_SECONDS` and sends it; the others leave it alone meanwhile. An obligation nobody holds
+(its holder stopped, or died and its lease ran out) goes to the first process that looks.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+
+from bot.models import Obligation
+from bot.storage import Storage
+
+# What an obligation asks for: its `kind`.
+CARD = "card"  # post a new challenge's card, and remember the message
+FINAL_CARD = "final_card"  # show an ended challenge's final ranking on its card
+WINNER = "winner"  # announce an ended challenge's winner in its group
+DUEL_RESULT = "duel_result"  # tell one of a finished duel's two players how it went
+
+# Long enough for a group's queue to reach an obligation in a busy minute; a process that
+# stops lets go of what it holds at once, so this only matters when one dies.
+LEASE_SECONDS = 120.0
+BATCH = 100
+
+
+class Outbox:
+    def __init__(
+        self,
+        storage: Storage,
+        clock: Callable[[], float] = time.time,
+        holder: str | None = None,
+    ) -> None:
+        self.storage = storage
+        self._clock = clock
+        self.holder = holder or secrets.token_hex(8)  # this process, to its fellows
+        # Obligations handed out by `take_due` and not yet given back: each is queued once.
+        self._out: set[int] = set()
+
+    async def owe(
+        self,
+        storage: Storage,
+        kind: str,
+        chat_id: int,
+        subject_id: int,
+        reply_to: int | None = None,
+    ) -> Obligation:
+        """Inside the caller's transaction: owe `chat_id` a `kind` about `subject_id`.
+
+        This process holds it: it sends it next, and no other process does meanwhile.
+        """
+        now = self._clock()
+        return await storage.owe(
+            kind, chat_id, subject_id, now, self.holder, now + LEASE_SECONDS, reply_to
+        )
+
+    async def take_due(self) -> list[Obligation]:
+        """What this process is to send now, oldest first, each held for it.
+
+        An obligation handed out stays out of later calls until it is given back (`give_back`).
+        """
+        taken = []
+        for obligation in await self.storage.owed(self.holder, self._clock(), BATCH):
+            if obligation.id not in self._out and await self.hold(obligation):
+                self._out.add(obligation.id)
+                taken.append(obligation)
+        return taken
+
+    async def hold(self, obligation: Obligation) -> bool:
+        """Hold it for another lease; False if another process has taken it over, or sent it."""
+        now = self._clock()
+        async with self.storage.transaction():
+            return await self.storage.hold_obligation(
+                obligation.id, self.holder, now, now + LEASE_SECONDS
+            )
+
+    async def settle(self, obligation: Obligation) -> None:
+        """It has been sent (or can never be): it is owed no more."""
+        async with self.storage.transaction():
+            await self.storage.settle_obligation(obligation.id, self._clock())
+
+    def give_back(self, obligation: Obligation) -> None:
+        """Its attempt is over: unless settled, the next `take_due` hands it out again."""
+        self._out.discard(obligation.id)
+
+    async def release(self) -> int:
+        """At shutdown: what this process holds and has not sent goes to whoever looks next."""
+        self._out.clear()
+        async with self.storage.transaction():
+            return await self.storage.release_obligations(self.holder)
+
+    async def forget_sent(self, before: float) -> int:
+        """Drop obligations sent before `before`: they are history, not owed."""
+        async with self.storage.transaction():
+            return await self.storage.forget_obligations(before)
