@@ -19,7 +19,14 @@ import pytest
 from bot.emulator.webhook import SECRET_HEADER
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
-from tests.support.databases import count_rows, execute_sql, fresh_postgres_database, stored_game
+from tests.support.databases import (
+    RowLock,
+    count_rows,
+    execute_sql,
+    fresh_postgres_database,
+    stored_game,
+    wait_until_idle,
+)
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import SECRET, WebhookProcess
 
@@ -236,26 +243,25 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     board = await bob.open_board(f"/start {payload}")
     for arrow in ("⬅️", "➡️", "⬆️", "⬇️"):
         _, board = await bob.tap(board, arrow, edit=False)
-    # Both processes schedule the end at start-up: move it close, then restart both.
-    ends_in = 6.0
-    loop_time = asyncio.get_running_loop().time
-    ends_at = time.time() + ends_in
-    await execute_sql(postgres, "UPDATE challenges SET ends_at = ? WHERE finished = 0", ends_at)
-    await execute_sql(
-        postgres, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", ends_at
-    )
-    restarted_at = loop_time()
+    # Both processes schedule the end at start-up: make it due, and restart both while the
+    # challenge's row is locked, so that neither can end it before both are trying to.
     for process in processes:
         assert await process.stop() == 0
-    await asyncio.gather(*(p.start() for p in processes))
-    assert loop_time() - restarted_at < ends_in - 1, "restarting took too long for this test"
+    due = time.time()
+    await execute_sql(postgres, "UPDATE challenges SET ends_at = ? WHERE finished = 0", due)
+    await execute_sql(
+        postgres, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", due
+    )
+    mark = api.mark()
+    async with RowLock(postgres, "SELECT id FROM challenges") as lock:
+        await asyncio.gather(*(p.start() for p in processes))
+        racing = await lock.waiters(2)  # both processes are ending it: let them race
     api.webhook_targets = [p.url for p in processes]
-
     winner = await api.wait_request(
-        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=20
+        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "wins" in t, timeout=60
     )
     assert "Bob" in winner.params["text"]
-    await asyncio.sleep(2)  # the other process's end job has fired too by now
+    await wait_until_idle(postgres, racing)  # the other process has found it ended, too
     endings = api.find_requests(
         "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody took part" in t
     )
