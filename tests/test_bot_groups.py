@@ -9,6 +9,7 @@ import time
 import pytest
 
 from bot.emulator import StoredMessage
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.handlers.challenges import CARD_TOP
 from bot.presentation.i18n import translator
 from bot.presentation.leaderboards import standing_line
@@ -234,13 +235,12 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
         chat_id=GROUP,
         message_id=card.message_id,
         text=lambda text: "Final ranking" in text,
-        timeout=10,
     )
     assert final.time >= ends_at - 0.05
     # Identical play: the tie goes to whoever reached the score first, and Bob always tapped first.
     assert f"1. {isolated('Bob')}" in final.params["text"]
     assert f"2. {isolated('Daan')}" in final.params["text"]
-    winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    winner = await api.wait_request("sendMessage", chat_id=GROUP)
     assert "wins the Classic 4×4 challenge" in winner.params["text"]
     assert "Play" not in str(api.stored_message(GROUP, card.message_id).reply_markup)
 
@@ -293,7 +293,7 @@ async def test_ranking_breaks_ties_by_tile_then_moves(api, bot, club):
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     final = await api.wait_request(
-        "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text, timeout=10
+        "editMessageText", chat_id=GROUP, text=lambda text: "Final ranking" in text
     )
     text = final.params["text"]
     first, second, third = (
@@ -310,7 +310,7 @@ async def test_a_challenge_ends_on_time_across_a_restart(api, bot, club):
     await bot.stop()
     ends_at = await end_challenge_soon(bot.database, 2.0)
     await bot.start()
-    winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    winner = await api.wait_request("sendMessage", chat_id=GROUP)
     assert winner.time >= ends_at - 0.05 and winner.time < ends_at + 3
     assert "nobody took part" in winner.params["text"]
     await api.quiet(0.5)  # ends once, not again
@@ -324,7 +324,7 @@ async def test_the_winner_is_announced_even_when_the_final_card_cannot_be_edited
     await end_challenge_soon(bot.database, 0.5)
     api.fail_next("editMessageText", "Bad Gateway", error_code=502)
     await bot.start()
-    winner = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    winner = await api.wait_request("sendMessage", chat_id=GROUP)
     assert "nobody took part" in winner.params["text"]
     assert api.find_requests("editMessageText", ok=False, chat_id=GROUP)
 
@@ -481,7 +481,7 @@ async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
     await _join(api, bob, link)
     await end_challenge_soon(bot.database, 0.2)
     await bot.restart()  # the end is scheduled anew from the database
-    await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1, timeout=10)
+    await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1)
     (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
     assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
 
@@ -550,10 +550,10 @@ async def test_an_upgraded_group_keeps_its_scores_language_and_challenge(api, bo
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     final = await api.wait_request(
-        "editMessageText", chat_id=SUPER, message_id=card.result["message_id"], timeout=10
+        "editMessageText", chat_id=SUPER, message_id=card.result["message_id"]
     )
     assert "Endstand" in final.params["text"]
-    winner = await api.wait_request("sendMessage", chat_id=SUPER, timeout=10)
+    winner = await api.wait_request("sendMessage", chat_id=SUPER)
     assert "Bob" in winner.params["text"] and "gewinnt" in winner.params["text"]
     cards = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "🏆 <b>2048-" in t)
     assert len(cards) == 1  # both notices were handled: the group moved once
@@ -570,9 +570,7 @@ async def test_a_challenge_ending_after_an_unnoticed_upgrade_ends_in_the_supergr
     await end_challenge_soon(bot.database, 0.5)
     await bot.start()
 
-    winner = await api.wait_request(
-        "sendMessage", chat_id=SUPER, text=lambda text: "wins" in text, timeout=10
-    )
+    winner = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda text: "wins" in text)
     assert "Bob" in winner.params["text"]
     (final,) = api.find_requests("sendMessage", chat_id=SUPER, text=lambda t: "Final" in t)
     assert f"1. {isolated('Bob')}" in final.params["text"]
@@ -590,7 +588,7 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
 
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
-    await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=10)
+    await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t)
     (best,) = await bob.send("/best", chat_id=GROUP)
     assert "Running challenge" not in best
     assert re.search(
@@ -613,7 +611,7 @@ async def test_a_board_redrawn_just_after_an_upgrade_is_no_error(api, bot):
     held = api.hold_next("editMessageText")
     arrow = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[code]
     await anna.tap(board, arrow, edit=False)
-    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    await asyncio.wait_for(held.arrived.wait(), timeout=WAIT_TIMEOUT)
     api.upgrade_group(BASIC, SUPER, anna.id)
     held.release()
     await api.wait_request("editMessageText", ok=False, chat_id=BASIC)
@@ -659,7 +657,7 @@ async def test_an_answer_due_in_a_group_just_upgraded_goes_to_the_supergroup(api
     api.add_group(BASIC, "2048 Club", admins={anna.id})
     held = api.hold_next("sendMessage")
     api.send_text(anna.id, BASIC, "/rules")
-    await asyncio.wait_for(held.arrived.wait(), timeout=5)
+    await asyncio.wait_for(held.arrived.wait(), timeout=WAIT_TIMEOUT)
     api.upgrade_group(BASIC, SUPER, anna.id)
     held.release()
     await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "How to play" in t)

@@ -16,6 +16,7 @@ import time
 import aiohttp
 import pytest
 
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.webhook import SECRET_HEADER
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
@@ -198,18 +199,18 @@ async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_
     delivered = len(api.webhook_deliveries)
     held = api.hold_next("editMessageText")
     await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[0]}"))
-    await asyncio.wait_for(held.arrived.wait(), timeout=10)  # move 1 is on its slow way
+    await asyncio.wait_for(held.arrived.wait(), timeout=WAIT_TIMEOUT)  # move 1 is on its slow way
     mark = api.mark()
     await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[1]}"))
     await eventually(lambda: len(api.webhook_deliveries) == delivered + 2)
     targets = {d.target for d in api.webhook_deliveries[delivered:]}
     assert len(targets) == 2, "both taps went to the same process"
-    await api.wait_request("editMessageText", after=mark, chat_id=anna.id, timeout=10)
+    await api.wait_request("editMessageText", after=mark, chat_id=anna.id)
     held.release()  # the board of move 1 now lands after the board of move 2
     await eventually(lambda: len(api.find_requests("editMessageText", after=mark)) >= 2)
 
     shown = lambda: api.stored_message(anna.id, board.message_id).text  # noqa: E731
-    await eventually(lambda: shown_board(shown()) == game.board, timeout=10)
+    await eventually(lambda: shown_board(shown()) == game.board)
     assert shown_moves(shown()) == 2
 
 
@@ -237,7 +238,7 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     anna, bob = User(api, 601, "Anna"), User(api, 602, "Bob")
     api.add_group(GROUP, "Racers", admins={anna.id})
     api.send_text(anna.id, GROUP, "/challenge 4 1h")
-    card = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    card = await api.wait_request("sendMessage", chat_id=GROUP)
     link = buttons(api.stored_message(GROUP, card.result["message_id"]))["▶️ Play"]
     payload = link.split("start=")[1]
     board = await bob.open_board(f"/start {payload}")
@@ -288,7 +289,7 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
         finally:
             await store.close()
         ending = await api.wait_request(
-            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t, timeout=10
+            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t
         )
         assert ends_at - 0.05 <= ending.time < ends_at + 2
     finally:
