@@ -63,17 +63,25 @@ async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(
     board = await anna.open_board()
     game = await put_board(bot.database, 101, 101, [[2, 2, 4, 4]] + [[0] * 4] * 3)
     game_id = button_data(board, "⬅️").split(":")[1]
-    api.fail_next("editMessageText", error_code=429, retry_after=1)
+    api.fail_next("editMessageText", error_code=429, retry_after=2)
     mark = api.mark()
-    for _ in range(3):
+    queries = []
+    for step in range(3):
         code = moving_code(game)
         game = replay(game, code)
-        query = api.tap(101, 101, board.message_id, f"g:{game_id}:{code}")
-        await api.wait_answer(query, timeout=0.9)  # answered before the flood wait is over
+        queries.append(api.tap(101, 101, board.message_id, f"g:{game_id}:{code}"))
+        if step == 0:  # the bot learns of the flood wait from this move's edit
+            await api.wait_request("editMessageText", after=mark, ok=False, chat_id=101)
+    for query in queries:
+        await api.wait_answer(query)
     assert (await stored_game(bot.database, 101, 101)).board == game.board
     assert (await stored_game(bot.database, 101, 101)).moves == 3
     edit = await api.wait_request("editMessageText", after=mark, chat_id=101)
-    assert edit.time - api.requests[mark].time >= 0.9
+    refused = api.find_requests("editMessageText", after=mark, ok=False, chat_id=101)[0]
+    assert edit.time - refused.time >= 1.9  # the bot waited out the flood wait
+    # The taps were answered at once: none of them waited for the flood wait to be over.
+    answers = api.find_requests("answerCallbackQuery", callback_query_id=queries.__contains__)
+    assert len(answers) == 3 and all(answer.time < edit.time for answer in answers)
     await eventually(lambda: shown_moves(api.stored_message(101, board.message_id).text) == 3)
     assert not errors_logged()
 

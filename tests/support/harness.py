@@ -69,6 +69,13 @@ class RunningBot:
         await self.stop()
         await self.start()
 
+    def challenge_end_due(self, challenge_id: int) -> float | None:
+        """When this bot will end the challenge, on the clock of time.time(): its end job's
+        due time (None: it has no end job for it)."""
+        assert self.application.job_queue is not None
+        jobs = self.application.job_queue.get_jobs_by_name(f"end-{challenge_id}")
+        return jobs[0].next_t.timestamp() if jobs and jobs[0].next_t is not None else None
+
 
 class User:
     """A Telegram user talking to the bot, in their private chat unless told otherwise."""
