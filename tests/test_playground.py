@@ -334,7 +334,7 @@ async def chromium_page(url: str):
                 timezone_id="Europe/Amsterdam",
             )
             page = await context.new_page()
-            page.set_default_timeout(10_000)
+            page.set_default_timeout(60_000)  # generous: Chromium on a busy machine is slow
             failures: list[str] = []
             page.on("pageerror", lambda error: failures.append(str(error)))
             await page.goto(url)
