@@ -18,7 +18,14 @@ from bot.emulator import FakeBotApi
 from bot.storage import open_storage
 from tests.support.boards import grid
 from tests.support.harness import User, eventually
-from tests.support.processes import PUBLIC_URL, ROOT, SECRET, refused_setting, stop_cleanly
+from tests.support.processes import (
+    PROCESS_TIMEOUT,
+    PUBLIC_URL,
+    ROOT,
+    SECRET,
+    refused_setting,
+    stop_cleanly,
+)
 from tests.support.replays import give_long_games
 
 
@@ -53,7 +60,7 @@ async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, 
     database = tmp_path / "bot.sqlite3"
     process = await _bot_on_sqlite(api, database)
     try:
-        await api.wait_request("setMyCommands", timeout=30)
+        await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
         anna = User(api, 101, "Anna", "de")
         board = await anna.open_board()
         assert "Punkte" in board.text and len(grid(board)) == 4
@@ -123,7 +130,7 @@ async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, str]:
     """Wait for a bot process to end by itself: its exit code and its stderr."""
     try:
         stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
-        code = await asyncio.wait_for(process.wait(), timeout=30)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_TIMEOUT)
     finally:
         if process.returncode is None:
             process.kill()
@@ -177,7 +184,7 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
         sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
     )
     try:
-        await api.wait_request("getUpdates", timeout=30)
+        await api.wait_request("getUpdates", timeout=PROCESS_TIMEOUT)
         stderr = await _refused_database(api, database)
         assert f"another bot process is already using {database}" in stderr
         anna = User(api, 101, "Anna")
@@ -313,7 +320,7 @@ async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, t
         )
     )
     try:
-        await api.wait_request("setMyCommands", timeout=30)
+        await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
         anna = User(api, 101, "Anna")
         await anna.tap(await anna.open_board(), "🆕", edit=False)
     except BaseException:
@@ -339,14 +346,14 @@ async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_pat
     )
     try:
         lines = [
-            (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
+            (await asyncio.wait_for(process.stderr.readline(), timeout=PROCESS_TIMEOUT)).decode()
             for _ in range(3)
         ]
         for line in lines:
             assert f"Telegram is not reachable at http://127.0.0.1:{port}/bot" in line, lines
         await api.start(port=port)
         try:
-            await api.wait_request("setMyCommands", timeout=30)
+            await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
             anna = User(api, 101, "Anna")
             assert len(grid(await anna.open_board())) == 4
             stderr = await stop_cleanly(process)

@@ -7,6 +7,7 @@ import random
 import sqlite3
 
 import engine
+from bot.emulator.api import WAIT_TIMEOUT
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import Database, stored_game
 from tests.support.harness import User, eventually
@@ -112,8 +113,8 @@ async def test_a_tap_delivered_again_after_a_kill_before_the_next_poll_moves_onc
     code = moving_code(start)
     confirming = api.hold_next("getUpdates")  # the poll after the one that brings the tap
     query = api.tap(anna.id, anna.id, board.message_id, button_data(board, ARROWS[code]))
-    await api.wait_answer(query, timeout=10)  # answered: the move is committed
-    await asyncio.wait_for(confirming.arrived.wait(), timeout=10)
+    await api.wait_answer(query)  # answered: the move is committed
+    await asyncio.wait_for(confirming.arrived.wait(), timeout=WAIT_TIMEOUT)
     process.kill()
     await asyncio.wait_for(process.stderr.read(), timeout=30)
     await process.wait()
@@ -121,7 +122,7 @@ async def test_a_tap_delivered_again_after_a_kill_before_the_next_poll_moves_onc
 
     process = await start_bot_process(api, database)
     try:
-        await eventually(lambda: not api.pending_updates, timeout=10)  # delivered again
+        await eventually(lambda: not api.pending_updates)  # delivered again
         shown = await anna.open_board()  # handled after the tap: chat order
         saved, once = await stored_game(database, 101, 101), replay(start, code)
         assert (saved.board, saved.moves, saved.score) == (once.board, once.moves, once.score)

@@ -77,7 +77,7 @@ async def test_hints_are_throttled_but_moves_never_are(api, bot):
     answers = []
     for code in codes:
         query = api.tap(101, 101, board.message_id, f"g:{game_id}:h", strict=False)
-        answers.append(await api.wait_answer(query, timeout=15))
+        answers.append(await api.wait_answer(query))
         move = api.tap(101, 101, board.message_id, f"g:{game_id}:{code}", strict=False)
         await api.wait_answer(move)
     throttled = [a for a in answers if a["text"].startswith("Easy on the hints")]

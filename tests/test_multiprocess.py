@@ -16,10 +16,18 @@ import time
 import aiohttp
 import pytest
 
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.webhook import SECRET_HEADER
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
-from tests.support.databases import count_rows, execute_sql, fresh_postgres_database, stored_game
+from tests.support.databases import (
+    RowLock,
+    count_rows,
+    execute_sql,
+    fresh_postgres_database,
+    stored_game,
+    wait_until_idle,
+)
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import SECRET, WebhookProcess
 
@@ -276,18 +284,18 @@ async def test_a_slow_edit_overtaken_by_the_other_process_does_not_leave_an_old_
     delivered = len(api.webhook_deliveries)
     held = api.hold_next("editMessageText")
     await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[0]}"))
-    await asyncio.wait_for(held.arrived.wait(), timeout=10)  # move 1 is on its slow way
+    await asyncio.wait_for(held.arrived.wait(), timeout=WAIT_TIMEOUT)  # move 1 is on its slow way
     mark = api.mark()
     await api.wait_answer(api.tap(anna.id, anna.id, board.message_id, f"g:{game_id}:{codes[1]}"))
     await eventually(lambda: len(api.webhook_deliveries) == delivered + 2)
     targets = {d.target for d in api.webhook_deliveries[delivered:]}
     assert len(targets) == 2, "both taps went to the same process"
-    await api.wait_request("editMessageText", after=mark, chat_id=anna.id, timeout=10)
+    await api.wait_request("editMessageText", after=mark, chat_id=anna.id)
     held.release()  # the board of move 1 now lands after the board of move 2
     await eventually(lambda: len(api.find_requests("editMessageText", after=mark)) >= 2)
 
     shown = lambda: api.stored_message(anna.id, board.message_id).text  # noqa: E731
-    await eventually(lambda: shown_board(shown()) == game.board, timeout=10)
+    await eventually(lambda: shown_board(shown()) == game.board)
     assert shown_moves(shown()) == 2
 
 
@@ -315,32 +323,31 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
     anna, bob = User(api, 601, "Anna"), User(api, 602, "Bob")
     api.add_group(GROUP, "Racers", admins={anna.id})
     api.send_text(anna.id, GROUP, "/challenge 4 1h")
-    card = await api.wait_request("sendMessage", chat_id=GROUP, timeout=10)
+    card = await api.wait_request("sendMessage", chat_id=GROUP)
     link = buttons(api.stored_message(GROUP, card.result["message_id"]))["▶️ Play"]
     payload = link.split("start=")[1]
     board = await bob.open_board(f"/start {payload}")
     for arrow in ("⬅️", "➡️", "⬆️", "⬇️"):
         _, board = await bob.tap(board, arrow, edit=False)
-    # Both processes schedule the end at start-up: move it close, then restart both.
-    ends_in = 6.0
-    loop_time = asyncio.get_running_loop().time
-    ends_at = time.time() + ends_in
-    await execute_sql(postgres, "UPDATE challenges SET ends_at = ? WHERE finished = 0", ends_at)
-    await execute_sql(
-        postgres, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", ends_at
-    )
-    restarted_at = loop_time()
+    # Both processes schedule the end at start-up: make it due, and restart both while the
+    # challenge's row is locked, so that neither can end it before both are trying to.
     for process in processes:
         assert await process.stop() == 0
-    await asyncio.gather(*(p.start() for p in processes))
-    assert loop_time() - restarted_at < ends_in - 1, "restarting took too long for this test"
+    due = time.time()
+    await execute_sql(postgres, "UPDATE challenges SET ends_at = ? WHERE finished = 0", due)
+    await execute_sql(
+        postgres, "UPDATE games SET closes_at = ? WHERE challenge_id IS NOT NULL", due
+    )
+    mark = api.mark()
+    async with RowLock(postgres, "SELECT id FROM challenges") as lock:
+        await asyncio.gather(*(p.start() for p in processes))
+        racing = await lock.waiters(2)  # both processes are ending it: let them race
     api.webhook_targets = [p.url for p in processes]
-
     winner = await api.wait_request(
-        "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t, timeout=20
+        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "wins" in t, timeout=60
     )
     assert "Bob" in winner.params["text"]
-    await asyncio.sleep(2)  # the other process's end job has fired too by now
+    await wait_until_idle(postgres, racing)  # the other process has found it ended, too
     endings = api.find_requests(
         "sendMessage", chat_id=GROUP, text=lambda t: "wins" in t or "nobody took part" in t
     )
@@ -357,18 +364,25 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
     await running.start()
     try:
         api.add_group(GROUP, "Racers", admins={601})
-        store = await open_storage(postgres)  # "another process" creates a challenge
+        store = await open_storage(postgres)  # "another process" creates two challenges
         try:
-            ends_at = time.time() + 1.5
+            now = time.time()
             async with store.transaction():
-                await store.insert_challenge(
-                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", time.time(), ends_at
+                later = await store.insert_challenge(
+                    GROUP, "Racers", "en", 601, 5, 78, "bcdefghj", now, now + 3600
+                )
+                soon = await store.insert_challenge(
+                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", now, now + 1.5
                 )
         finally:
             await store.close()
+        # Adopted: due when it ends (between the two clock readings there is only the bot's
+        # own code, no wait), and ended then, never before.
+        await eventually(lambda: running.challenge_end_due(later.id) is not None)
+        assert abs(running.challenge_end_due(later.id) - later.ends_at) < 1
         ending = await api.wait_request(
-            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t, timeout=10
+            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t
         )
-        assert ends_at - 0.05 <= ending.time < ends_at + 2
+        assert ending.time >= soon.ends_at - 0.05
     finally:
         await running.stop()

@@ -30,6 +30,9 @@ from bot.playground import GROUP_ID, PLAYERS, open_playground
 from bot.playground.server import first_message_id
 from bot.presentation.i18n import translator
 from bot.presentation.render import LADDER
+from tests.support.boards import shown_board
+from tests.support.databases import stored_game
+from tests.support.harness import eventually
 from tests.support.processes import ROOT, stop_cleanly
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -334,7 +337,7 @@ async def chromium_page(url: str, width: int = 800, height: int = 700):
                 timezone_id="Europe/Amsterdam",
             )
             page = await context.new_page()
-            page.set_default_timeout(10_000)
+            page.set_default_timeout(60_000)  # generous: Chromium on a busy machine is slow
             failures: list[str] = []
             page.on("pageerror", lambda error: failures.append(str(error)))
             await page.goto(url)
@@ -395,14 +398,12 @@ async def tap_arrow(page: Any, api: Any, board: Any, board_id: str, arrow: str) 
     return False
 
 
-async def settle(page: Any, api: Any, chat_id: int, message_id: str) -> None:
-    """Wait until the bot has drawn its last move (edits are paced) and the page shows it."""
-    while True:
-        mark = api.mark()
-        await asyncio.sleep(0.7)
-        if not api.find_requests("editMessageText", after=mark, chat_id=chat_id):
-            break
-    text = api.stored_message(chat_id, int(message_id)).text
+async def settle(page: Any, api: Any, database: Path, chat_id: int, message_id: str) -> None:
+    """Wait until the bot has drawn the saved game (edits are paced) and the page shows it."""
+    saved = (await stored_game(database, chat_id, chat_id)).board  # every tap was answered
+    shown = lambda: api.stored_message(chat_id, int(message_id)).text  # noqa: E731
+    await eventually(lambda: shown_board(shown()) == saved)
+    text = shown()
     cells = set(LADDER)
     grid = [line for line in text.split("\n") if line and set(line) <= cells]
     await wait_grid(page, message_id, equal="\n".join(grid))
@@ -468,7 +469,7 @@ async def test_browser_flow_dutch_player_plays_undoes_reads_rules_and_switches(
                 if answer.params.get("text") is None:
                     moves += 1
                     break
-        await settle(page, api, DAAN, latest_id)
+        await settle(page, api, tmp_path / "playground.sqlite3", DAAN, latest_id)
         shot = await save_screenshot(page, tmp_path / "playground.png")
         assert shot.stat().st_size > 10_000
         if os.environ.get("PLAYGROUND_SCREENSHOT"):

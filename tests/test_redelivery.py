@@ -180,7 +180,6 @@ async def delivered_twice(api, update_id: int) -> None:
             sum(1 for d in api.webhook_deliveries if d.update_id == update_id) == 2
             and api.webhook_deliveries[-1].ok
         ),
-        timeout=20,
     )
 
 

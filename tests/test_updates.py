@@ -51,10 +51,10 @@ async def test_a_flooding_chat_waits_without_holding_the_slots_other_chats_need(
         for i in range(1, 51)
     ]
     other = asyncio.create_task(processor.process_update(_update(99, 5), quick(99)))
-    await asyncio.wait_for(other, timeout=2)
+    await asyncio.wait_for(other, timeout=30)
     assert done == [99]  # answered while the group's 50 updates still wait their turn
     release.set()
-    await asyncio.wait_for(asyncio.gather(*flood), timeout=2)
+    await asyncio.wait_for(asyncio.gather(*flood), timeout=30)
     assert done[1:] == list(range(1, 51))
 
 
@@ -73,5 +73,5 @@ async def test_an_update_cancelled_before_its_turn_does_not_block_its_chat():
     second.cancel()
     third = asyncio.create_task(processor.process_update(_update(3, 3), handle("third")))
     release.set()
-    await asyncio.wait_for(asyncio.gather(first, third), timeout=2)
+    await asyncio.wait_for(asyncio.gather(first, third), timeout=30)
     assert ran == ["first", "third"]

@@ -258,7 +258,7 @@ async def test_a_database_server_that_never_answers_is_one_line_and_exit_code_1(
         process = await _bot_on_postgres_at(api, port)
         try:  # far sooner than asyncpg's own minute
             stderr = (await asyncio.wait_for(process.stderr.read(), timeout=30)).decode()
-            code = await asyncio.wait_for(process.wait(), timeout=10)
+            code = await asyncio.wait_for(process.wait(), timeout=60)
         finally:
             if process.returncode is None:
                 process.kill()

@@ -31,6 +31,10 @@ from .webhook import Delivery, WebhookDelivery
 from .world import StoredMessage, World
 
 DEFAULT_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
+# How long a driver waits for the bot by default. Waits end as soon as what they wait for
+# happens, so this is only reached when it never does: generous, for a machine busy with
+# other work, where a reply can take seconds.
+WAIT_TIMEOUT = 30.0
 
 
 class FakeBotApi:
@@ -255,7 +259,9 @@ class FakeBotApi:
         self._cursor = len(self.log)
         return self.world.user_switches_inline(user_id, chat_id, message_id, target_chat_id)
 
-    async def wait_inline_answer(self, query_id: str, timeout: float = 5.0) -> dict[str, Any]:
+    async def wait_inline_answer(
+        self, query_id: str, timeout: float = WAIT_TIMEOUT
+    ) -> dict[str, Any]:
         """The answerInlineQuery params (results, button, cache_time, ...) once given."""
         query = self.world.inline_queries.get(query_id)
         if query is None:
@@ -274,7 +280,7 @@ class FakeBotApi:
         """The bytes the bot uploaded for this file id (any size of a photo)."""
         return self.world.files.by_id[file_id].data
 
-    async def wait_answer(self, query_id: str, timeout: float = 5.0) -> dict[str, Any]:
+    async def wait_answer(self, query_id: str, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
         """The answerCallbackQuery params (text, show_alert, url, cache_time) once given."""
         query = self.world.queries.get(query_id)
         if query is None:
@@ -312,7 +318,7 @@ class FakeBotApi:
         predicate: Callable[[RecordedRequest], bool],
         *,
         after: int | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT_TIMEOUT,
     ) -> RecordedRequest:
         """The first request (from ``after`` or the cursor) satisfying ``predicate``."""
         start = self._cursor if after is None else after
@@ -334,7 +340,7 @@ class FakeBotApi:
         method: str | Iterable[str],
         *,
         after: int | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT_TIMEOUT,
         ok: bool | None = True,
         **match: Any,
     ) -> RecordedRequest:

@@ -7,6 +7,7 @@ without a reachable server its test variants are skipped, except in CI (CI set),
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -181,3 +182,68 @@ async def long_game(database: Database, user_id: int, seed: int, actions: int = 
             await store._execute("UPDATE games SET actions = ? WHERE id = ?", (codes, game_id))
     finally:
         await store.close()
+
+
+class RowLock:
+    """A transaction holding `SELECT ... FOR UPDATE` on PostgreSQL rows: writers of those rows
+    wait for it, which a test can see happen (`waiters`) before it lets them go (`release`)."""
+
+    def __init__(self, url: str, select: str) -> None:
+        self._url = url
+        self._select = select
+        self._connection: asyncpg.Connection | None = None
+        self._transaction: Any = None
+
+    async def __aenter__(self) -> RowLock:
+        self._connection = await asyncpg.connect(self._url)
+        self._transaction = self._connection.transaction()
+        await self._transaction.start()
+        assert await self._connection.fetch(f"{self._select} FOR UPDATE"), "no row to lock"
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.release()
+
+    async def waiters(self, count: int, timeout: float = 60.0) -> list[int]:
+        """The server pids of `count` sessions waiting for these rows, directly or behind
+        another waiter, once there are that many."""
+        assert self._connection is not None
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            pids = await self._connection.fetch(
+                "WITH RECURSIVE waiting(pid) AS ("
+                " SELECT pid FROM pg_stat_activity"
+                " WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))"
+                " UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w"
+                " ON w.pid = ANY(pg_blocking_pids(a.pid))"
+                ") SELECT pid FROM waiting"
+            )
+            if len(pids) >= count:
+                return [row["pid"] for row in pids]
+            assert asyncio.get_running_loop().time() < deadline, (
+                f"{len(pids)} of {count} sessions came to wait for the locked rows "
+                f"within {timeout} s"
+            )
+            await asyncio.sleep(0.05)
+
+    async def release(self) -> None:
+        if self._connection is not None:
+            await self._transaction.rollback()
+            await self._connection.close()
+            self._connection = None
+
+
+async def wait_until_idle(url: str, pids: list[int], timeout: float = 60.0) -> None:
+    """Wait until none of these server sessions runs a statement or holds a transaction open."""
+    connection = await asyncpg.connect(url)
+    try:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while await connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1) AND state <> 'idle'", pids
+        ):
+            assert asyncio.get_running_loop().time() < deadline, (
+                f"sessions {pids} still busy after {timeout} s"
+            )
+            await asyncio.sleep(0.05)
+    finally:
+        await connection.close()

@@ -12,6 +12,7 @@ from bot.app import build_application
 from bot.config import Config
 from bot.delivery.pacer import TELEGRAM_PACE, Pace
 from bot.emulator import FakeBotApi, StoredMessage
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.playground.runner import polling
 from tests.support.boards import button_data
 from tests.support.databases import Database
@@ -29,7 +30,7 @@ class RunningBot:
         hint_budget_ms: float = 50.0,
         challenge_sync_interval: float = 60.0,
         hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
-        database_wait: float = 5.0,
+        database_wait: float = 30.0,  # generous: a busy machine makes queries wait
     ) -> None:
         self.api = api
         self.database = database
@@ -67,6 +68,13 @@ class RunningBot:
     async def restart(self) -> None:
         await self.stop()
         await self.start()
+
+    def challenge_end_due(self, challenge_id: int) -> float | None:
+        """When this bot will end the challenge, on the clock of time.time(): its end job's
+        due time (None: it has no end job for it)."""
+        assert self.application.job_queue is not None
+        jobs = self.application.job_queue.get_jobs_by_name(f"end-{challenge_id}")
+        return jobs[0].next_t.timestamp() if jobs and jobs[0].next_t is not None else None
 
 
 class User:
@@ -118,9 +126,9 @@ class User:
         return answer, current
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+async def eventually(check: Callable[[], bool], timeout: float = WAIT_TIMEOUT) -> None:
     """Wait until `check()` holds: redraws are paced and deliveries are answered late."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not check():
-        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        assert asyncio.get_running_loop().time() < deadline, f"condition never held in {timeout} s"
         await asyncio.sleep(0.02)

@@ -16,6 +16,9 @@ from tests.support.databases import Database
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: `python -m bot` runs from here
 SECRET = "multi-process_secret"
 PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never contacted
+# Seconds a bot process may take to start or stop: a Python start-up on a busy machine can
+# take many seconds, and a test waits for the moment it is ready, never for a fixed time.
+PROCESS_TIMEOUT = 60.0
 
 
 def bot_env(api, database: Database, **settings: str) -> dict[str, str]:
@@ -42,7 +45,14 @@ async def start_bot_process(api, database: Database) -> asyncio.subprocess.Proce
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
     )
-    await api.wait_request("setMyCommands", after=mark, timeout=30)
+    try:
+        await api.wait_request("setMyCommands", after=mark, timeout=PROCESS_TIMEOUT)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(
+            f"the bot process was not ready within {PROCESS_TIMEOUT:.0f} s"
+        ) from None
     return process
 
 
@@ -77,14 +87,16 @@ class WebhookProcess:
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", "--webhook", cwd=ROOT, env=env
         )
-        deadline = asyncio.get_running_loop().time() + 30
+        deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
         while True:  # listening once a connection is accepted
             assert self.process.returncode is None, "the bot process exited"
             with contextlib.suppress(OSError):
                 _, writer = await asyncio.open_connection("127.0.0.1", self.port)
                 writer.close()
                 return
-            assert asyncio.get_running_loop().time() < deadline, "the webhook never listened"
+            assert asyncio.get_running_loop().time() < deadline, (
+                f"the webhook did not listen within {PROCESS_TIMEOUT:.0f} s"
+            )
             await asyncio.sleep(0.1)
 
     async def stop(self) -> int | None:
@@ -92,7 +104,7 @@ class WebhookProcess:
             return None if self.process is None else self.process.returncode
         self.process.terminate()
         try:
-            return await asyncio.wait_for(self.process.wait(), timeout=30)
+            return await asyncio.wait_for(self.process.wait(), timeout=PROCESS_TIMEOUT)
         except TimeoutError:
             self.process.kill()
             await self.process.wait()
@@ -143,7 +155,7 @@ async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
     """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr."""
     process.send_signal(signal.SIGTERM)
     try:
-        code = await asyncio.wait_for(process.wait(), timeout=30)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_TIMEOUT)
     finally:
         if process.returncode is None:
             process.kill()
