@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import BotCommand, LinkPreviewOptions
+from telegram import BotCommand, LinkPreviewOptions, MenuButtonWebApp, WebAppInfo
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
@@ -18,6 +18,7 @@ from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
+from bot.handlers.webapp import ChatSide
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
 from bot.services.deliveries import DeliveryLog
@@ -29,6 +30,7 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, open_storage
 from bot.storage.lock import DatabaseLock
+from bot.webapp.api import PAGE_PATH, WebApp
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -74,6 +76,25 @@ async def _set_command_menus(application: Application) -> None:
         await application.bot.set_my_commands(commands, language_code=language_code)
 
 
+async def _set_menu_button(application: Application, page: str) -> None:
+    """The chat's menu button opens the Mini App on the player's game, in every private chat."""
+    button = MenuButtonWebApp("2048", WebAppInfo(page))
+    await application.bot.set_chat_menu_button(menu_button=button)
+
+
+def _webapp(config: Config, application: Application, services: Services) -> WebApp:
+    return WebApp(
+        token=config.token,
+        games=services.games,
+        players=services.players,
+        hints=services.hints,
+        throttle=services.throttle,
+        hint_throttle=services.hint_throttle,
+        chat=ChatSide(application),
+        max_age=config.webapp_max_age,
+    )
+
+
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
     workers = WorkerPool()
@@ -93,6 +114,7 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
         message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
         group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
         card_interval=config.card_interval,
+        webapp_page=config.webapp_url and config.webapp_url + PAGE_PATH + "/",
     )
 
 
@@ -151,9 +173,12 @@ def build_application(config: Config) -> Application:
                 lock.release()
             raise
         services = application.bot_data.services = _services(config, storage, pacer)
+        application.bot_data.webapp = _webapp(config, application, services)
         if config.hint_workers_at_start:
             services.workers.start_workers()
         await _set_command_menus(application)
+        if services.webapp_page is not None:
+            await _set_menu_button(application, services.webapp_page)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
         application.job_queue.run_repeating(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.delivery.pacer import TELEGRAM_PACE, Pace
+from bot.webapp.initdata import DEFAULT_MAX_AGE
 
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -76,6 +77,11 @@ class Config:
     telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
     # With PostgreSQL, seconds an update waits for a free connection before it gives up.
     database_wait: float = 5.0
+    # The public https:// address the Mini App is served under (WEBAPP_URL); None shows no
+    # Swipe button.
+    webapp_url: str | None = None
+    # Seconds a Mini App's initData is accepted after Telegram signed it (WEBAPP_MAX_AGE).
+    webapp_max_age: float = DEFAULT_MAX_AGE
 
     @property
     def database_pool_size(self) -> int:
@@ -184,6 +190,24 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     )
 
 
+def load_webapp(env: Mapping[str, str]) -> tuple[str | None, float]:
+    """The Mini App's public address and how long its initData stays valid."""
+    url = env.get("WEBAPP_URL", "").strip().rstrip("/") or None
+    if url is not None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+            raise ConfigError(
+                "WEBAPP_URL must be a public https:// address without ?query or #fragment "
+                "(Telegram opens Mini Apps over HTTPS only)."
+            )
+    raw = env.get("WEBAPP_MAX_AGE", "").strip()
+    if not raw:
+        return url, DEFAULT_MAX_AGE
+    if not raw.isdigit() or not 60 <= int(raw) <= 7 * 24 * 3600:
+        raise ConfigError("WEBAPP_MAX_AGE must be a number of seconds from 60 to 604800.")
+    return url, float(raw)
+
+
 def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
     """The bot's configuration; `webhook` (the --webhook flag) makes WEBHOOK_URL required."""
     token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
@@ -198,6 +222,7 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
     log_level = load_log_level(env)
     database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
+    webapp_url, webapp_max_age = load_webapp(env)
     return Config(
         token=token,
         base_url=base_url,
@@ -206,4 +231,6 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         database_url=load_database_url(env),
         webhook=load_webhook(env, required=webhook),
         telegram_retry_max=load_retry_max(env),
+        webapp_url=webapp_url,
+        webapp_max_age=webapp_max_age,
     )

@@ -41,6 +41,7 @@ async def board_message(
         hint=stored.hint,
         hints_on=stored.challenge_id is None,
         share=share,
+        webapp=services.webapp_page if stored.chat_id == stored.owner_id else None,
     )
     return text, keyboard
 

@@ -23,20 +23,6 @@ def _query(update: Update) -> CallbackQuery:
     return update.callback_query
 
 
-def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
-    """The toast for a tap the engine did not apply, or for a notable move."""
-    toasts = {
-        engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
-        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose “Keep going” or “New game”."),
-        engine.Outcome.NO_UNDOS_LEFT: t._("No undos left in this game."),
-        engine.Outcome.NOTHING_TO_UNDO: t._("There is no move to undo."),
-        engine.Outcome.NOT_WON: t._("You're already playing on."),
-        engine.Outcome.WON: t._("🎉 2048!"),
-        engine.Outcome.GAME_OVER: t._("Game over."),
-    }
-    return toasts.get(outcome) if outcome is not None else None
-
-
 def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:
     """A move saved while Telegram holds the chat's messages back: say so, and for how long."""
     held = t._(
@@ -120,7 +106,7 @@ async def _answer_tap(
 ) -> None:
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
-        toast = _toast(t, result.outcome)
+        toast = render.outcome_toast(t, result.outcome)
         held = context.services.pacer.held_back(aud.chat_id)
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)

@@ -23,6 +23,7 @@ from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
+from bot.webapp.api import WebApp
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 
@@ -47,12 +48,15 @@ class Services:
     group_message_throttle: Throttle  # messages per group
     # Seconds between two edits of one challenge card: a few a minute, whatever the load.
     card_interval: float = 20.0
+    # The Mini App's page (WEBAPP_URL + PAGE_PATH); None shows no Swipe button.
+    webapp_page: str | None = None
 
 
 class BotData:
     """The application-wide state python-telegram-bot keeps: the services, once started."""
 
     services: Services | None = None
+    webapp: WebApp | None = None  # what the Mini App's API works with, once started
 
 
 @dataclass(frozen=True, slots=True)
