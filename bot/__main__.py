@@ -1,7 +1,8 @@
 """`bot2048` (or `python -m bot`): run the bot with long polling, configured from the environment.
 
-`bot2048 --webhook` (or WEBHOOK_URL set) serves Telegram's webhook instead, on PORT,
-checking WEBHOOK_SECRET: the mode for several processes sharing one PostgreSQL database.
+`bot2048 --webhook` (or WEBHOOK_URL set) serves Telegram's webhook instead, on the bot's
+web server (PORT), checking WEBHOOK_SECRET: the mode for several processes sharing one
+PostgreSQL database. When polling, the web server runs only if PORT is set.
 
 `bot2048 --playground [--port 8080]` runs it instead against a local Telegram stand-in with
 a web page: no token, no network.
@@ -18,14 +19,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
-from bot.app import build_application
-from bot.config import Config, ConfigError, load_config, load_log_level
+from bot.config import ConfigError, load_config, load_log_level
 from bot.logs import configure_logging
+from bot.runner import run
 from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable
+from bot.web.server import ListenError
 
 PLAYGROUND_DATABASE = "playground.sqlite3"
 
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     try:
         if not asyncio.run(reach_telegram(config)):
             return 0  # stopped while waiting for the network
-        _run(config)
+        asyncio.run(run(config))
     except (TokenRejected, InvalidToken) as error:
         print(
             f"bot2048: Telegram refused TELEGRAM_BOT_TOKEN ({_reason(error)}): it was revoked or "
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    except StorageUnavailable as error:
+    except (StorageUnavailable, ListenError) as error:
         print(f"bot2048: {error}", file=sys.stderr)
         return 1
     except NetworkError as error:  # Telegram went away again during the start itself
@@ -122,28 +123,6 @@ def _reason(error: Exception) -> str:
     if isinstance(error, InvalidToken):
         return str(error.__cause__ or "rejected")
     return str(error)
-
-
-def _run(config: Config) -> None:
-    application = build_application(config)
-    if config.webhook is None:
-        application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
-        return
-    webhook = config.webhook
-    application.run_webhook(
-        listen=webhook.listen,
-        port=webhook.port,
-        url_path=webhook.path,
-        webhook_url=webhook.url,
-        secret_token=webhook.secret,
-        allowed_updates=Update.ALL_TYPES,
-        drop_pending_updates=False,
-        # Updates of different chats in parallel (each chat's stay in order); the database
-        # pool has a connection for each (Config.database_pool_size).
-        max_connections=webhook.max_connections,
-        # Every process registers the same URL at start-up; a brief refusal is no reason to die.
-        bootstrap_retries=3,
-    )
 
 
 if __name__ == "__main__":

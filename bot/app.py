@@ -10,6 +10,7 @@ from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
 from bot import handlers
 from bot.config import Config
+from bot.delivery.calls import TelegramCalls, WatchedRequest
 from bot.delivery.pacer import Pacer
 from bot.delivery.ratelimit import ChatRateLimiter
 from bot.delivery.throttle import Throttle
@@ -50,6 +51,8 @@ GROUP_MESSAGE_BURST = 20.0
 FORGET_DELIVERIES_EVERY = 3600.0
 # At shutdown, queued messages and edits get this many seconds to go out.
 SHUTDOWN_DRAIN = 5.0
+# python-telegram-bot's own sizes: concurrent Bot API calls, and the one long poll.
+API_CONNECTIONS = 256
 
 
 class BotApplication(Application):
@@ -129,6 +132,7 @@ async def _forget_old_deliveries(context: BotContext) -> None:
 
 def build_application(config: Config) -> Application:
     pacer = Pacer(config.pace)
+    calls = TelegramCalls()
     # A SQLite file is locked for this process alone from before it is opened until closed.
     lock = None if config.database_url else DatabaseLock(config.database)
     builder = (
@@ -147,15 +151,23 @@ def build_application(config: Config) -> Application:
         # cap: that is broadcast guidance, and every tap costs two calls.
         .rate_limiter(ChatRateLimiter(pacer))
         .context_types(CONTEXT_TYPES)
+        .request(WatchedRequest(calls, connection_pool_size=API_CONNECTIONS))
     )
     if config.webhook is None:
         # Different chats are served concurrently, each chat's updates one at a time in order.
-        builder = builder.concurrent_updates(ChatOrderedProcessor())
+        builder = builder.concurrent_updates(ChatOrderedProcessor()).get_updates_request(
+            WatchedRequest(calls, connection_pool_size=1)
+        )
     else:
         # The same, and each webhook request is answered once its update is handled, so
         # Telegram's one-at-a-time delivery per chat keeps the order across processes.
+        # The bot's web server receives the updates (bot/web/webhook.py): no Updater.
         queue = AcknowledgingQueue()
-        builder = builder.update_queue(queue).concurrent_updates(AcknowledgingProcessor(queue))
+        builder = (
+            builder.update_queue(queue)
+            .concurrent_updates(AcknowledgingProcessor(queue))
+            .updater(None)
+        )
     if config.base_url:
         builder = builder.base_url(config.api_url).base_file_url(config.file_url)
 
@@ -210,5 +222,6 @@ def build_application(config: Config) -> Application:
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()
     )
+    application.bot_data.telegram = calls
     handlers.register(application)
     return application

@@ -82,6 +82,17 @@ class Config:
     webapp_url: str | None = None
     # Seconds a Mini App's initData is accepted after Telegram signed it (WEBAPP_MAX_AGE).
     webapp_max_age: float = DEFAULT_MAX_AGE
+    # The web server's port when polling (PORT); None: no web server. Webhook mode always
+    # has one, on the webhook's port.
+    web_port: int | None = None
+    web_listen: str = "0.0.0.0"  # LISTEN
+
+    @property
+    def web_address(self) -> tuple[str, int] | None:
+        """Where the bot's web server listens (host, port); None when it has none."""
+        if self.webhook is not None:
+            return self.webhook.listen, self.webhook.port
+        return None if self.web_port is None else (self.web_listen, self.web_port)
 
     @property
     def database_pool_size(self) -> int:
@@ -153,6 +164,20 @@ def load_retry_max(env: Mapping[str, str]) -> float:
     return seconds
 
 
+def load_port(env: Mapping[str, str]) -> int | None:
+    """PORT: where the web server listens; None when it is not set."""
+    raw_port = env.get("PORT", "").strip()
+    if not raw_port:
+        return None
+    if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
+        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
+    return int(raw_port)
+
+
+def load_listen(env: Mapping[str, str]) -> str:
+    return env.get("LISTEN", "").strip() or "0.0.0.0"
+
+
 def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     """Webhook settings when WEBHOOK_URL is set (or `required`, for --webhook), else None."""
     url = env.get("WEBHOOK_URL", "").strip()
@@ -174,18 +199,15 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
         )
     if not SECRET_PATTERN.fullmatch(secret):
         raise ConfigError("WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and -.")
-    raw_port = env.get("PORT", "").strip() or str(DEFAULT_WEBHOOK_PORT)
-    if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
-        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
-    listen = env.get("LISTEN", "").strip() or "0.0.0.0"
+    port = load_port(env) or DEFAULT_WEBHOOK_PORT
     connections = env.get("WEBHOOK_MAX_CONNECTIONS", "").strip() or str(DEFAULT_WEBHOOK_CONNECTIONS)
     if not connections.isdigit() or not 1 <= int(connections) <= 100:
         raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
     return Webhook(
         url=url,
         secret=secret,
-        port=int(raw_port),
-        listen=listen,
+        port=port,
+        listen=load_listen(env),
         max_connections=int(connections),
     )
 
@@ -233,4 +255,6 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         telegram_retry_max=load_retry_max(env),
         webapp_url=webapp_url,
         webapp_max_age=webapp_max_age,
+        web_port=load_port(env),
+        web_listen=load_listen(env),
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
+from bot.delivery.calls import TelegramCalls
 from bot.delivery.pacer import Pacer
 from bot.delivery.throttle import Throttle
 from bot.models import Player
@@ -57,6 +58,7 @@ class BotData:
 
     services: Services | None = None
     webapp: WebApp | None = None  # what the Mini App's API works with, once started
+    telegram: TelegramCalls | None = None  # how the calls to Telegram went
 
 
 @dataclass(frozen=True, slots=True)

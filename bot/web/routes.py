@@ -1,0 +1,17 @@
+"""Every route set the bot's web server serves, in one list: a new one is one line here."""
+
+from __future__ import annotations
+
+from telegram.ext import Application
+
+from bot.config import Config
+from bot.web.server import RouteSet
+from bot.web.webhook import webhook_routes
+
+
+def route_sets(config: Config, application: Application) -> list[RouteSet]:
+    """The routes for this configuration; called once the services have started."""
+    routes: list[RouteSet] = []
+    if config.webhook is not None:
+        routes.append(webhook_routes(config.webhook.path, config.webhook.secret, application))
+    return routes
