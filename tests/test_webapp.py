@@ -21,7 +21,8 @@ import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
 from bot.config import ConfigError, load_config
 from bot.delivery.throttle import Throttle
-from bot.webapp.api import PAGE_PATH, routes
+from bot.web.server import build_web_app
+from bot.webapp.api import PAGE_PATH, webapp_routes
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, sign, verify
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
@@ -61,8 +62,7 @@ async def webbot(api, database):
     """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
     running = RunningBot(api, database, webapp_url=WEBAPP_URL)
     await running.start()
-    app = web.Application()
-    app.add_routes(routes(lambda: running.application.bot_data.webapp))
+    app = build_web_app([webapp_routes(running.application.bot_data.webapp)])
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

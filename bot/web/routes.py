@@ -7,6 +7,7 @@ from telegram.ext import Application
 from bot.config import Config
 from bot.web.server import RouteSet
 from bot.web.webhook import webhook_routes
+from bot.webapp.api import webapp_routes
 
 
 def route_sets(config: Config, application: Application) -> list[RouteSet]:
@@ -14,4 +15,6 @@ def route_sets(config: Config, application: Application) -> list[RouteSet]:
     routes: list[RouteSet] = []
     if config.webhook is not None:
         routes.append(webhook_routes(config.webhook.path, config.webhook.secret, application))
+    if config.webapp_url is not None and application.bot_data.webapp is not None:
+        routes.append(webapp_routes(application.bot_data.webapp))
     return routes

@@ -31,6 +31,7 @@ from bot.presentation.i18n import Translator, resolve_language, translator
 from bot.services.games import GameService, TapResult, TapStatus, move_number
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
+from bot.web.server import BodyRefused, RouteSet, read_body
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 
 STATIC = Path(__file__).parent / "static"
@@ -38,6 +39,8 @@ STATIC = Path(__file__).parent / "static"
 PAGE_PATH = "/app"
 # The largest body the page sends is a move: initData (under 1 KB) and a few fields.
 MAX_BODY = 8 * 1024
+# Seconds the whole body may take to arrive once its headers have.
+BODY_TIMEOUT = 10.0
 ACTIONS: frozenset[str] = frozenset(engine.ACTION_CODES)
 # Seconds a throttled page waits before it sends again (a bucket refills a tap in 0.1 s).
 RETRY_AFTER = 1
@@ -81,11 +84,7 @@ def _refused(status: int, reason: str) -> web.Response:
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise Refused(413, "too_large")
-    raw = await request.content.read(MAX_BODY + 1)
-    if len(raw) > MAX_BODY:
-        raise Refused(413, "too_large")
+    raw = await read_body(request, MAX_BODY, BODY_TIMEOUT)
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
@@ -114,16 +113,8 @@ class Call:
 
 
 class Api:
-    def __init__(self, webapp: Callable[[], WebApp | None]) -> None:
-        # Looked up per request: the bot builds its services only once it has started.
-        self._webapp = webapp
-
-    @property
-    def app(self) -> WebApp:
-        webapp = self._webapp()
-        if webapp is None:
-            raise Refused(503, "starting")
-        return webapp
+    def __init__(self, app: WebApp) -> None:
+        self.app = app
 
     async def _call(self, request: web.Request) -> Call:
         body = await _body(request)
@@ -162,7 +153,7 @@ class Api:
             state["toast"] = _toast(translator(language), result)
         return state
 
-    def _handler(
+    def handler(
         self, work: Callable[[Call], Awaitable[dict[str, Any]]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
@@ -170,6 +161,8 @@ class Api:
                 return web.json_response(await work(await self._call(request)))
             except Refused as refused:
                 return _refused(refused.status, refused.reason)
+            except BodyRefused as refused:
+                return refused.response
 
         return handle
 
@@ -253,22 +246,16 @@ async def _index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def routes(
-    webapp: Callable[[], WebApp | None], prefix: str = PAGE_PATH
-) -> list[web.AbstractRouteDef]:
+def webapp_routes(webapp: WebApp, prefix: str = PAGE_PATH) -> RouteSet:
     """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/."""
     api = Api(webapp)
-    return [
-        web.get(f"{prefix}/", _index),
-        web.static(f"{prefix}/static", STATIC),
-        *(
-            web.post(f"{prefix}/api/{name}", api._handler(work))
-            for name, work in (
-                ("open", api.open),
-                ("move", api.move),
-                ("hint", api.hint),
-                ("new", api.new),
-                ("share", api.share),
-            )
-        ),
-    ]
+    calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
+    calls["share"] = api.share
+
+    def register(app: web.Application) -> None:
+        app.router.add_get(f"{prefix}/", _index)
+        app.router.add_static(f"{prefix}/static", STATIC)
+        for name, work in calls.items():
+            app.router.add_post(f"{prefix}/api/{name}", api.handler(work))
+
+    return register
