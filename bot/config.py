@@ -245,13 +245,19 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
     log_level = load_log_level(env)
     database = Path(env.get("BOT_DATABASE", "").strip() or "bot2048.sqlite3")
     webapp_url, webapp_max_age = load_webapp(env)
+    hook = load_webhook(env, required=webhook)
+    if webapp_url is not None and hook is None and not env.get("PORT", "").strip():
+        raise ConfigError(
+            "WEBAPP_URL is set but PORT is not: the Mini App is served by the bot's web "
+            "server, which runs when polling only if PORT says where."
+        )
     return Config(
         token=token,
         base_url=base_url,
         database=database,
         log_level=log_level,
         database_url=load_database_url(env),
-        webhook=load_webhook(env, required=webhook),
+        webhook=hook,
         telegram_retry_max=load_retry_max(env),
         webapp_url=webapp_url,
         webapp_max_age=webapp_max_age,

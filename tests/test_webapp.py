@@ -345,8 +345,9 @@ def test_initdata_is_checked_as_telegram_documents():
 @pytest.mark.parametrize(
     ("env", "error"),
     [
-        ({"WEBAPP_URL": "http://2048.example.org"}, "https://"),
-        ({"WEBAPP_URL": "https://2048.example.org/?a=1"}, "https://"),
+        ({"WEBAPP_URL": "http://2048.example.org", "PORT": "8080"}, "https://"),
+        ({"WEBAPP_URL": "https://2048.example.org/?a=1", "PORT": "8080"}, "https://"),
+        ({"WEBAPP_URL": "https://2048.example.org"}, "PORT"),
         ({"WEBAPP_MAX_AGE": "ten"}, "WEBAPP_MAX_AGE"),
     ],
 )
@@ -359,6 +360,6 @@ def test_webapp_settings():
     env = {"TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35}
     assert load_config(env).webapp_url is None
     config = load_config(
-        {**env, "WEBAPP_URL": "https://2048.example.org/", "WEBAPP_MAX_AGE": "3600"}
+        {**env, "WEBAPP_URL": "https://2048.example.org/", "WEBAPP_MAX_AGE": "3600", "PORT": "80"}
     )
     assert (config.webapp_url, config.webapp_max_age) == ("https://2048.example.org", 3600.0)
