@@ -21,9 +21,10 @@ import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
 from bot.config import ConfigError, load_config
 from bot.delivery.throttle import Throttle
+from bot.emulator.webapp import init_data as telegram_init_data
 from bot.web.server import build_web_app
 from bot.webapp.api import PAGE_PATH, webapp_routes
-from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, sign, verify
+from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
@@ -35,12 +36,15 @@ WEBAPP_URL = "https://2048.example.org"
 
 def init_data(token: str, user_id: int, *, age: float = 0.0, language: str = "en") -> str:
     user = {"id": user_id, "first_name": f"User {user_id}", "language_code": language}
-    fields = {
-        "auth_date": str(int(time.time() - age)),
-        "query_id": "AAH",
-        "user": json.dumps(user, separators=(",", ":")),
-    }
-    return sign(fields, token)
+    return telegram_init_data(token, user, auth_date=time.time() - age)
+
+
+def signed(fields: dict[str, str], token: str) -> str:
+    """Fields signed by hand, step by step as Telegram's documentation describes it."""
+    secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
+    checked = "\n".join(f"{key}={fields[key]}" for key in sorted(fields))
+    digest = hmac.new(secret, checked.encode(), hashlib.sha256).hexdigest()
+    return urllib.parse.urlencode({"hash": digest, **fields})
 
 
 class Page:
@@ -159,13 +163,14 @@ async def test_initdata_that_proves_nothing_is_refused_and_changes_nothing(
     token = webbot.api.token
     good = init_data(token, 101)
     init = {
-        "tampered": good.replace("User+101", "User+102"),
+        "tampered": good.replace("%3A101%2C", "%3A102%2C"),
         "other_token": init_data("123:" + "x" * 35, 101),
         "expired": init_data(token, 101, age=24 * 3600 + 60),
-        "no_user": sign({"auth_date": str(int(time.time())), "query_id": "AAH"}, token),
+        "no_user": signed({"auth_date": str(int(time.time())), "query_id": "AAH"}, token),
         "missing": "",
         "not_a_string": 7,
     }[forgery]
+    assert init != good
     url = f"{webbot.web_base}{PAGE_PATH}/api/move"
     body = {"initData": init, "game": game_id(board), "seq": 0, "action": "left"}
     async with http.post(url, json=body) as response:
@@ -329,10 +334,8 @@ def test_initdata_is_checked_as_telegram_documents():
         "signature": "abc",
         "query_id": "AAH",
     }
-    secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
-    checked = "\n".join(f"{key}={fields[key]}" for key in sorted(fields))
-    digest = hmac.new(secret, checked.encode(), hashlib.sha256).hexdigest()
-    init = urllib.parse.urlencode({"hash": digest, **fields})
+    init = signed(fields, token)
+    digest = urllib.parse.parse_qs(init)["hash"][0]
     assert verify(init, token, now=1700000000 + 60) == WebAppUser(101, "Anna", "nl")
     with pytest.raises(InitDataError):
         verify(init, token, now=1700000000 + DEFAULT_MAX_AGE + 1)

@@ -40,12 +40,6 @@ def data_check_string(fields: dict[str, str]) -> str:
     return "\n".join(f"{key}={fields[key]}" for key in sorted(fields) if key != "hash")
 
 
-def sign(fields: dict[str, str], token: str) -> str:
-    """initData for these fields with their hash, as Telegram builds it for a page."""
-    digest = hmac.new(secret_key(token), data_check_string(fields).encode(), hashlib.sha256)
-    return urllib.parse.urlencode({**fields, "hash": digest.hexdigest()})
-
-
 def verify(init_data: str, token: str, now: float, max_age: float = DEFAULT_MAX_AGE) -> WebAppUser:
     """The user Telegram signed this initData for; InitDataError if it proves nothing."""
     if not init_data or len(init_data) > MAX_LENGTH:
