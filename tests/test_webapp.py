@@ -7,9 +7,11 @@ Telegram signs it for the emulator's token; what the chat shows is read back fro
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
+import random
 import time
 import urllib.parse
 
@@ -22,6 +24,8 @@ from bot.app import TAP_BURST, TAPS_PER_SECOND
 from bot.config import ConfigError, load_config
 from bot.delivery.throttle import Throttle
 from bot.emulator.webapp import init_data as telegram_init_data
+from bot.models import StoredGame
+from bot.services.games import move_number
 from bot.web.server import build_web_app
 from bot.webapp.api import PAGE_PATH, webapp_routes
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
@@ -61,8 +65,8 @@ class Page:
             return await response.json()
 
 
-@pytest.fixture
-async def webbot(api, database):
+@pytest.fixture(name="webbot")
+async def webbot_fixture(api, database):
     """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
     running = RunningBot(api, database, webapp_url=WEBAPP_URL)
     await running.start()
@@ -80,8 +84,8 @@ async def webbot(api, database):
         await running.stop()
 
 
-@pytest.fixture
-async def http():
+@pytest.fixture(name="http")
+async def http_fixture():
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
         yield session
 
@@ -366,3 +370,21 @@ def test_webapp_settings():
         {**env, "WEBAPP_URL": "https://2048.example.org/", "WEBAPP_MAX_AGE": "3600", "PORT": "80"}
     )
     assert (config.webapp_url, config.webapp_max_age) == ("https://2048.example.org", 3600.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_sequence_number_grows_with_every_action_without_an_action_log(seed):
+    """Games saved before actions were logged: undo after keep going included."""
+    chooser = random.Random(seed)
+    rows = (1024, 1024, 0, 0) + (0,) * 12
+    game = dataclasses.replace(engine.new_game(4, seed, 0.0), board=rows)
+    stored = StoredGame(1, 1, 1, game, True, None, False, actions=None)
+    number = move_number(stored)
+    for _ in range(300):
+        action = chooser.choice(["left", "left", "up", "right", "down", "undo", "keep"])
+        turn = engine.act(stored.game, action, 0.0)
+        if not turn.changed:
+            continue
+        stored = dataclasses.replace(stored, game=turn.game)
+        assert move_number(stored) > number, action
+        number = move_number(stored)

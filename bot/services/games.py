@@ -71,15 +71,16 @@ def parse_size(word: str) -> int | None:
 
 
 def move_number(stored: StoredGame) -> int:
-    """How many actions changed this game: the Mini App's sequence number for its next move.
+    """A number that grows with every action on this game: the Mini App's sequence number.
 
-    It only grows (an undo is an action too). A game saved before actions were logged counts
-    its moves plus two per undo taken, which also grows with every action.
+    It is the length of the action log. A game saved before actions were logged counts its
+    moves, three per undo taken and one once kept going: a move or keep going adds one, and
+    an undo adds two, or one when it also takes back a keep going.
     """
     if stored.actions is not None:
         return len(stored.actions)
     game = stored.game
-    return game.moves + 2 * (engine.UNDO_LIMIT - game.undos_left) + int(game.kept_going)
+    return game.moves + 3 * (engine.UNDO_LIMIT - game.undos_left) + int(game.kept_going)
 
 
 def _random_seed() -> int:
