@@ -26,6 +26,7 @@ from bot.delivery.throttle import Throttle
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
 from bot.services.games import move_number
+from bot.storage import open_storage
 from bot.web.server import build_web_app
 from bot.webapp.api import PAGE_PATH, webapp_routes
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
@@ -288,13 +289,14 @@ async def test_undo_keep_going_new_game_and_share(api, webbot, http):
     assert undone["outcome"] == "undone" and undone["undos"] == engine.UNDO_LIMIT - 1
     shared = await anna_page.post("share", game=state["game"])
     assert shared["toast"] == "Your card is in the chat."
-    await api.wait_request("sendPhoto", chat_id=101)
+    # Behind the paced redraws of the three moves, and drawn in a worker process.
+    await api.wait_request("sendPhoto", chat_id=101, timeout=30)
     started = await anna_page.post("new", game=state["game"], size=5)
     assert started["size"] == 5 and started["game"] != state["game"]
     # Sent again (a retry of the same request), it is the same new game.
     again = await anna_page.post("new", game=state["game"], size=5)
     assert again["game"] == started["game"]
-    await api.wait_request("sendMessage", chat_id=101)
+    await api.wait_request("sendMessage", chat_id=101, timeout=30)
     assert (await stored_game(webbot.database, 101, 101)).size == 5
 
 
@@ -388,3 +390,26 @@ def test_the_sequence_number_grows_with_every_action_without_an_action_log(seed)
         stored = dataclasses.replace(stored, game=turn.game)
         assert move_number(stored) > number, action
         number = move_number(stored)
+
+
+async def test_page_moves_are_in_the_games_replay(api, webbot, http):
+    """The database fixture replays every game afterwards: this one has only page moves."""
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    anna_page = page(http, webbot, 101)
+    state = await anna_page.post("open", game=game_id(board))
+    for direction in ["left", "up", "right", "down"] * 5:
+        state = await anna_page.post("move", game=state["game"], seq=state["seq"], action=direction)
+    state = await anna_page.post("move", game=state["game"], seq=state["seq"], action="undo")
+    assert state["seq"] == len(await stored_actions(webbot.database, state["game"]))
+    assert list((await stored_game(webbot.database, 101, 101)).board) == state["board"]
+
+
+async def stored_actions(database, game: int) -> str:
+    store = await open_storage(database)
+    try:
+        stored = await store.game(game)
+    finally:
+        await store.close()
+    assert stored is not None and stored.actions is not None
+    return stored.actions

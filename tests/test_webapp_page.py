@@ -16,6 +16,7 @@ import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -50,8 +51,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass
 class Phone:
-    page: object
+    page: Any
     requests: list[str]
+    # The page's one DevTools session for touch input (one per swipe can drop a touch's end).
+    touch: Any
 
 
 @contextlib.asynccontextmanager
@@ -89,18 +92,18 @@ async def phone(url: str, allowed: str):
         page.on("request", lambda request: requests.append(request.url))
         await page.goto(url)
         await page.wait_for_selector("body[data-ready=true][data-idle=true]")
-        yield Phone(page, requests)
+        yield Phone(page, requests, await context.new_cdp_session(page))
         assert not failures, failures
         strangers = [u for u in requests if not u.startswith(allowed) and u != TELEGRAM_SCRIPT]
         assert strangers == []
 
 
-async def swipe(page, direction: str) -> None:
+async def swipe(phone: Phone, direction: str) -> None:
     """One finger across the board, as Chromium's touch input sends it."""
-    box = await page.locator("#board").bounding_box()
+    box = await phone.page.locator("#board").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     dx, dy = OFFSETS[direction]
-    cdp = await page.context.new_cdp_session(page)
+    cdp = phone.touch
     points = [(x, y), (x + dx / 2, y + dy / 2), (x + dx, y + dy)]
     await cdp.send(
         "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [p(points[0])]}
@@ -108,7 +111,6 @@ async def swipe(page, direction: str) -> None:
     for point in points[1:]:
         await cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [p(point)]})
     await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    await cdp.detach()
 
 
 def p(point: tuple[float, float]) -> dict[str, float]:
@@ -162,7 +164,7 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
         page = phone_.page
         calls = "Telegram.WebApp.calls.map((call) => call[0])"
         assert {"ready", "expand", "BackButton.show"} <= set(await page.evaluate(calls))
-        await swipe(page, "left")  # 1024 + 1024: the 2048 banner
+        await swipe(phone_, "left")  # 1024 + 1024: the 2048 banner
         expected.act("left")
         await shows(page, expected.game)
         assert "HapticFeedback.impactOccurred" in await page.evaluate(calls)
@@ -176,7 +178,7 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
         directions = [pattern[i % len(pattern)] for i in range(50)]
         for burst, start in enumerate(range(0, 50, 10)):
             for direction in directions[start : start + 10]:  # faster than the answers
-                await swipe(page, direction)
+                await swipe(phone_, direction)
                 expected.act(direction)
             await shows(page, expected.game)
             if burst == 0:

@@ -79,7 +79,7 @@
     const tile = document.createElement("div");
     const text = label(value);
     tile.className = "tile v" + Math.min(value, 2048) + (effect ? " " + effect : "")
-      + (text.length >= 5 ? " tiny" : text.length === 4 ? " small" : "");
+      + (text.length > 2 ? " digits" + text.length : "");
     tile.textContent = text;
     tile.dataset.value = value;
     place(tile, index);
@@ -304,20 +304,27 @@
         act(direction);
       }
     });
-    let start = null;
-    const board = $("board");
-    board.addEventListener("touchstart", (event) => {
-      if (event.touches.length === 1) start = [event.touches[0].clientX, event.touches[0].clientY];
+    /* A touch's events go to the element it started on, even once a slide or a merge has
+     * taken that tile out of the page; listened to there, no swipe is lost. */
+    $("board").addEventListener("touchstart", (event) => {
+      if (event.touches.length !== 1) return;
+      const target = event.target;
+      const start = [event.touches[0].clientX, event.touches[0].clientY];
+      const hold = (move) => move.preventDefault();
+      const end = (finish) => {
+        target.removeEventListener("touchmove", hold);
+        target.removeEventListener("touchend", end);
+        target.removeEventListener("touchcancel", end);
+        if (finish.type !== "touchend" || finish.changedTouches.length !== 1) return;
+        const dx = finish.changedTouches[0].clientX - start[0];
+        const dy = finish.changedTouches[0].clientY - start[1];
+        if (Math.max(Math.abs(dx), Math.abs(dy)) < SWIPE_MIN) return;
+        act(Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "right" : "left") : dy > 0 ? "down" : "up");
+      };
+      target.addEventListener("touchmove", hold, { passive: false });
+      target.addEventListener("touchend", end);
+      target.addEventListener("touchcancel", end);
     }, { passive: true });
-    board.addEventListener("touchmove", (event) => event.preventDefault(), { passive: false });
-    board.addEventListener("touchend", (event) => {
-      if (!start || event.changedTouches.length !== 1) return;
-      const dx = event.changedTouches[0].clientX - start[0];
-      const dy = event.changedTouches[0].clientY - start[1];
-      start = null;
-      if (Math.max(Math.abs(dx), Math.abs(dy)) < SWIPE_MIN) return;
-      act(Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "right" : "left") : dy > 0 ? "down" : "up");
-    });
     $("undo").addEventListener("click", () => act("undo"));
     $("hint").addEventListener("click", () => once("hint", {}));
     $("new").addEventListener("click", showSizes);
