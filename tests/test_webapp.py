@@ -33,6 +33,8 @@ from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, veri
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
+from tests.test_bot_groups import GROUP
+from tests.test_bot_groups import _join as join
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -413,3 +415,20 @@ async def stored_actions(database, game: int) -> str:
         await store.close()
     assert stored is not None and stored.actions is not None
     return stored.actions
+
+
+async def test_hints_are_off_for_a_challenge_entry(api, webbot, http):
+    anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
+    api.add_group(GROUP, "2048 Club", admins={anna.id})
+    api.send_text(anna.id, GROUP, "/challenge")
+    sent = await api.wait_request("sendMessage", chat_id=GROUP)
+    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    board = await join(api, bob, link)
+    assert "👆 Swipe" in buttons(board)  # the entry is played in Bob's private chat
+    bob_page = page(http, webbot, 202)
+    opened = await bob_page.post("open", game=game_id(board))
+    assert opened["hints"] is False
+    refused = await bob_page.post("hint", game=opened["game"])
+    assert refused["toast"] == "Hints are off in challenges: everyone plays on their own."
+    assert refused["hint"] is None
+    assert await count_rows(webbot.database, "games", "hints > 0") == 0
