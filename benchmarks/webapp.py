@@ -194,7 +194,7 @@ async def run(moves: int, clients: int, presses: int) -> None:
                 webapp = application.bot_data.webapp
                 # The throttle's waits are deliberate, not the server's work.
                 webapp.throttle = Throttle(rate=1e9, burst=1e9)
-                app = build_web_app([webapp_routes(webapp)])
+                app = build_web_app([webapp_routes(lambda: webapp)])
                 app.middlewares.append(timed)
                 runner, base = await _serve(app)
                 try:

@@ -73,7 +73,7 @@ async def webbot_fixture(api, database):
     """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
     running = RunningBot(api, database, webapp_url=WEBAPP_URL)
     await running.start()
-    app = build_web_app([webapp_routes(running.application.bot_data.webapp)])
+    app = build_web_app([webapp_routes(lambda: running.application.bot_data.webapp)])
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

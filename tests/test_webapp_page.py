@@ -23,6 +23,7 @@ from PIL import Image
 
 import engine
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
+from bot.playground import open_playground
 from bot.webapp.api import PAGE_PATH, STATIC
 from tests.support.boards import shown_board
 from tests.support.databases import put_board, stored_game, without_clock
@@ -38,7 +39,7 @@ from tests.test_engine_rules import (
     blank,
     place,
 )
-from tests.test_playground import CHROMIUM, CHROMIUM_ARGS
+from tests.test_playground import ANNA, CHROMIUM, CHROMIUM_ARGS, be, type_and_send
 from tests.test_webapp import game_id, http_fixture, webbot_fixture  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -322,3 +323,40 @@ async def test_the_pages_slide_equals_the_engine_on_every_rule_case(tmp_path):
         )
     for (rows, direction), (after, gained) in zip(cases, results, strict=True):
         assert engine.slide(rows, direction) == (after, gained), (rows, direction)
+
+
+async def test_the_playgrounds_swipe_button_opens_the_mini_app_beside_the_chat(tmp_path):
+    database = tmp_path / "playground.sqlite3"
+    async with open_playground(0, database, poll_timeout=1) as playground, chromium() as browser:
+        page = await browser.new_page(viewport={"width": 1200, "height": 800})
+        page.set_default_timeout(20_000)
+        failures: list[str] = []
+        page.on("pageerror", lambda error: failures.append(str(error)))
+        await page.goto(playground.url)
+        await page.wait_for_selector("body[data-ready=true]")
+        await be(page, ANNA, "Anna")
+        await type_and_send(page, "/start")
+        board = page.locator(".msg.bot.has-keyboard").filter(has=page.locator(".emoji-grid"))
+        await board.last.locator(".kb-button", has_text="👆 Swipe").click()
+        frame = page.frame_locator("#mini-app-frame")
+        await frame.locator("body[data-ready=true][data-idle=true]").wait_for()
+        mini_app = page.frame(url=lambda url: "/app/" in url)
+        assert mini_app is not None
+        opening = await mini_app.evaluate("document.body.dataset.seq")
+        await frame.locator("#board").click()  # the keys go to the frame from now on
+        for key in ("ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"):
+            await page.keyboard.press(key)
+        moved = f"document.body.dataset.seq !== '{opening}'"
+        await mini_app.wait_for_function(f"{moved} && document.body.dataset.idle === 'true'")
+        shown = await mini_app.evaluate("document.body.dataset.board")
+        api = playground.api
+
+        def chat_shows_it() -> bool:
+            message = api.last_bot_message(ANNA)
+            stored = api.stored_message(ANNA, message["message_id"])
+            return ",".join(map(str, shown_board(stored.text))) == shown
+
+        await eventually(chat_shows_it, timeout=30)
+        await mini_app.evaluate("Telegram.WebApp.pressBackButton()")
+        await page.locator("#mini-app").wait_for(state="hidden")
+        assert not failures, failures

@@ -15,6 +15,7 @@ def route_sets(config: Config, application: Application) -> list[RouteSet]:
     routes: list[RouteSet] = []
     if config.webhook is not None:
         routes.append(webhook_routes(config.webhook.path, config.webhook.secret, application))
-    if config.webapp_url is not None and application.bot_data.webapp is not None:
-        routes.append(webapp_routes(application.bot_data.webapp))
+    webapp = application.bot_data.webapp
+    if config.webapp_url is not None and webapp is not None:
+        routes.append(webapp_routes(lambda: webapp))
     return routes

@@ -113,8 +113,12 @@ class Call:
 
 
 class Api:
-    def __init__(self, app: WebApp) -> None:
-        self.app = app
+    def __init__(self, webapp: Callable[[], WebApp]) -> None:
+        self._webapp = webapp
+
+    @property
+    def app(self) -> WebApp:
+        return self._webapp()
 
     async def _call(self, request: web.Request) -> Call:
         body = await _body(request)
@@ -246,8 +250,12 @@ async def _index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def webapp_routes(webapp: WebApp, prefix: str = PAGE_PATH) -> RouteSet:
-    """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/."""
+def webapp_routes(webapp: Callable[[], WebApp], prefix: str = PAGE_PATH) -> RouteSet:
+    """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/.
+
+    `webapp` is asked for at each call: the playground serves the routes from before its bot
+    has started.
+    """
     api = Api(webapp)
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
     calls["share"] = api.share
