@@ -8,7 +8,7 @@ from telegram import BotCommand, LinkPreviewOptions, MenuButtonWebApp, WebAppInf
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
-from bot import handlers
+from bot import handlers, metrics
 from bot.config import Config
 from bot.delivery.calls import TelegramCalls, WatchedRequest
 from bot.delivery.pacer import Pacer
@@ -132,7 +132,12 @@ async def _forget_old_deliveries(context: BotContext) -> None:
 
 def build_application(config: Config) -> Application:
     pacer = Pacer(config.pace)
-    calls = TelegramCalls()
+    # A network blip or a Bot API restart is no trouble; two of the longest pauses between
+    # attempts to reach Telegram (TELEGRAM_RETRY_MAX_SECONDS) without an answer are.
+    calls = TelegramCalls(patience=2 * config.telegram_retry_max)
+    metrics.PACER_QUEUED.set_function(lambda: pacer.backlog()[0])
+    metrics.PACER_LONGEST_WAIT.set_function(lambda: pacer.backlog()[1])
+    metrics.FLOOD_WAITS.set_function(pacer.flood_waits)
     # A SQLite file is locked for this process alone from before it is opened until closed.
     lock = None if config.database_url else DatabaseLock(config.database)
     builder = (

@@ -86,6 +86,10 @@ class Config:
     # has one, on the webhook's port.
     web_port: int | None = None
     web_listen: str = "0.0.0.0"  # LISTEN
+    # /metrics (METRICS): served on the web server (on), not at all (off), or only on an
+    # address of its own, such as 127.0.0.1:9108 (`metrics_address`).
+    metrics: bool = True
+    metrics_address: tuple[str, int] | None = None
 
     @property
     def web_address(self) -> tuple[str, int] | None:
@@ -174,6 +178,20 @@ def load_port(env: Mapping[str, str]) -> int | None:
     return int(raw_port)
 
 
+def load_metrics(env: Mapping[str, str]) -> tuple[bool, tuple[str, int] | None]:
+    """METRICS: on, off, or host:port (served there alone); (served, own address)."""
+    raw = env.get("METRICS", "").strip().lower() or "on"
+    if raw in ("on", "off"):
+        return raw == "on", None
+    host, colon, port = raw.rpartition(":")
+    if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
+        raise ConfigError(
+            "METRICS must be on, off, or the host:port to serve /metrics on alone "
+            "(such as 127.0.0.1:9108)."
+        )
+    return True, (host.strip("[]"), int(port))
+
+
 def load_listen(env: Mapping[str, str]) -> str:
     return env.get("LISTEN", "").strip() or "0.0.0.0"
 
@@ -251,6 +269,7 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
             "WEBAPP_URL is set but PORT is not: the Mini App is served by the bot's web "
             "server, which runs when polling only if PORT says where."
         )
+    metrics, metrics_address = load_metrics(env)
     return Config(
         token=token,
         base_url=base_url,
@@ -263,4 +282,6 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         webapp_max_age=webapp_max_age,
         web_port=load_port(env),
         web_listen=load_listen(env),
+        metrics=metrics,
+        metrics_address=metrics_address,
     )

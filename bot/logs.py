@@ -9,9 +9,16 @@ arguments and traceback text, whichever library logged it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+
+from cachetools import LRUCache
 
 MASK = "***"
+# A warning or error that repeats is written once per this many seconds, with a count.
+REPEAT_WINDOW = 60.0
+# Where what strangers send can make the bot log: the web server and its routes.
+FRONT_DOOR = ("aiohttp", "bot.web")
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -43,11 +50,52 @@ class SecretFilter(logging.Filter):
         return True
 
 
+class RepeatFilter(logging.Filter):
+    """A warning that repeats is written once a window, the next time with how many were not.
+
+    A flood of bad requests must not become a flood of log: each one would cost a line of
+    disk, and the one line that matters would drown. Messages count as the same when their
+    logger, level and unformatted text are (their arguments may differ). Only the loggers
+    under `prefixes` are limited: the bot's own retries say each attempt on purpose.
+    """
+
+    def __init__(
+        self,
+        prefixes: tuple[str, ...] = FRONT_DOOR,
+        window: float = REPEAT_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self._prefixes = prefixes
+        self._window = window
+        self._clock = clock
+        # (logger, level, message) -> (when last written, how many left out since)
+        self._seen: LRUCache[tuple[str, int, str], tuple[float, int]] = LRUCache(1024)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or not record.name.startswith(self._prefixes):
+            return True
+        key = (record.name, record.levelno, str(record.msg))
+        now = self._clock()
+        written, left_out = self._seen.get(key, (-self._window, 0))
+        if now - written < self._window:
+            self._seen[key] = (written, left_out + 1)
+            return False
+        self._seen[key] = (now, 0)
+        if left_out:
+            record.msg = (
+                f"{record.msg} [{left_out} more like this in the last {now - written:.0f} s]"
+            )
+        return True
+
+
 def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
     logging.basicConfig(level=level, format=_FORMAT)
     if level != "DEBUG":
         # httpx logs every request at INFO; that is noise for an operator, not when debugging.
         logging.getLogger("httpx").setLevel(logging.WARNING)
     secret_filter = SecretFilter(secrets)
+    repeat_filter = RepeatFilter()
     for handler in logging.getLogger().handlers:
         handler.addFilter(secret_filter)
+        handler.addFilter(repeat_filter)

@@ -15,13 +15,14 @@ import logging
 import signal
 
 from telegram import Update
-from telegram.error import NetworkError
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application
 
 from bot.app import build_application
 from bot.config import Config, Webhook
 from bot.delivery.calls import TelegramCalls
 from bot.startup import TokenRejected
+from bot.web.metrics import metrics_routes
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
 
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # Every process registers the same webhook at start-up; a brief refusal is no reason to die.
 WEBHOOK_ATTEMPTS = 4
+# At shutdown, seconds a picture already being drawn gets to finish; queued ones are dropped.
+RENDER_GRACE = 3.0
 
 
 async def run(config: Config) -> None:
@@ -44,15 +47,29 @@ async def run(config: Config) -> None:
     application = build_application(config)
     calls = application.bot_data.telegram
     assert calls is not None
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(_no_token_traceback)
     try:
         async with contextlib.AsyncExitStack() as steps:
             await _serve(application, config, steps)
             await _until(stop, calls)
+    except InvalidToken:  # the polling loop's end, raised again as it is stopped
+        if not calls.token_refused.is_set():
+            raise
     finally:
+        for handler in handlers:
+            handler.removeFilter(_no_token_traceback)
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
     if calls.token_refused.is_set():
         raise TokenRejected("Unauthorized")
+
+
+def _no_token_traceback(record: logging.LogRecord) -> bool:
+    """A call that met the refused token logs its traceback; the process says it in one line
+    as it ends (bot/__main__.py), whichever call met it first."""
+    return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
 
 
 async def _serve(
@@ -65,9 +82,15 @@ async def _serve(
         await application.post_init(application)  # opens the database
     await application.start()
     steps.push_async_callback(_stop, application)
-    address = config.web_address
-    if address is not None:
-        server = WebServer(build_web_app(route_sets(config, application)), *address)
+    # Before the Application's stop, which waits for every update's work to end.
+    steps.push_async_callback(_stop_workers, application)
+    servers = []
+    if config.web_address is not None:
+        app = build_web_app(route_sets(config, application))
+        servers.append(WebServer(app, *config.web_address))
+    if config.metrics_address is not None:  # an address of its own, such as localhost's
+        servers.append(WebServer(build_web_app([metrics_routes]), *config.metrics_address))
+    for server in servers:
         await server.start()
         steps.push_async_callback(server.stop)
     if config.webhook is None:
@@ -109,6 +132,12 @@ async def _set_webhook(application: Application, webhook: Webhook) -> None:
                 raise
             log.warning("setting the webhook failed (%s); trying again", error)
             await asyncio.sleep(attempt)
+
+
+async def _stop_workers(application: Application) -> None:
+    services = application.bot_data.services
+    if services is not None:
+        await services.workers.stop(grace=RENDER_GRACE)
 
 
 async def _stop(application: Application) -> None:

@@ -17,8 +17,9 @@ from bot.__main__ import main
 from bot.emulator import FakeBotApi
 from bot.storage import open_storage
 from tests.support.boards import grid
-from tests.support.harness import User
-from tests.support.processes import ROOT, refused_setting, stop_cleanly
+from tests.support.harness import User, eventually
+from tests.support.processes import PUBLIC_URL, ROOT, SECRET, refused_setting, stop_cleanly
+from tests.support.replays import give_long_games
 
 
 def _env(**values: str) -> dict[str, str]:
@@ -118,9 +119,8 @@ def _read_only(path: Path):
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
-async def _refused_database(api, database: Path) -> str:
-    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
-    process = await _bot_on_sqlite(api, database)
+async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, str]:
+    """Wait for a bot process to end by itself: its exit code and its stderr."""
     try:
         stderr = (await asyncio.wait_for(process.stderr.read(), timeout=60)).decode()
         code = await asyncio.wait_for(process.wait(), timeout=30)
@@ -128,6 +128,12 @@ async def _refused_database(api, database: Path) -> str:
         if process.returncode is None:
             process.kill()
             await process.wait()
+    return code, stderr
+
+
+async def _refused_database(api, database: Path) -> str:
+    """Run the bot on an unusable database: one line, exit code 1, no polling, no hang."""
+    code, stderr = await _outcome(await _bot_on_sqlite(api, database))
     assert code == 1, stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
     assert not api.find_requests("getUpdates", ok=False)  # no conflict with another poller
@@ -183,6 +189,28 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
     assert "Conflict" not in await stop_cleanly(first)
 
 
+@pytest.mark.parametrize("link", ["symlink", "hard link", "relative path"])
+async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api, tmp_path, link):
+    database = tmp_path / "bot.sqlite3"
+    first = await _bot_on_sqlite(api, database)
+    try:
+        await api.wait_request("getUpdates", timeout=30)
+        other = tmp_path / "elsewhere" / "same.sqlite3"
+        other.parent.mkdir()
+        if link == "symlink":
+            other.symlink_to(database)
+        elif link == "hard link":
+            other.hardlink_to(database)
+        else:
+            other = Path(os.path.relpath(database, ROOT))  # the bot runs in ROOT
+        stderr = await _refused_database(api, other)
+        assert f"another bot process is already using {other}" in stderr
+    except BaseException:
+        first.kill()
+        raise
+    assert "Conflict" not in await stop_cleanly(first)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -215,6 +243,64 @@ async def test_a_refused_token_is_one_line_and_exit_code_2_and_never_logged(
     assert "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized)" in stderr
     if log_level == "INFO":
         assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
+async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_exit_2(
+    api, tmp_path, mode
+):
+    database = tmp_path / "bot.sqlite3"
+    env = {
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_BASE_URL": api.base_url,
+        "BOT_DATABASE": str(database),
+        "LOG_LEVEL": "WARNING",
+    }
+    if mode == "webhook":
+        port = _free_port()
+        env.update(WEBHOOK_URL=PUBLIC_URL, WEBHOOK_SECRET=SECRET, PORT=str(port))
+        api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
+    process = await _bot_process(env)
+    try:
+        await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
+        anna = User(api, 101, "Anna")
+        await anna.open_board()
+        api.revoke_token()
+        if mode == "webhook":  # the next call the bot makes meets the refusal
+            api.send_text(101, 101, "/help")
+    except BaseException:
+        process.kill()
+        raise
+    code, stderr = await _outcome(process)
+    assert code == 2, stderr
+    assert stderr.strip().splitlines() == [
+        "bot2048: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or is "
+        "mistyped (or TELEGRAM_BASE_URL is wrong); @BotFather shows the current token."
+    ], stderr
+    # The database was closed: its last connection checkpointed the WAL and removed it.
+    assert not database.with_name("bot.sqlite3-wal").exists()
+    with sqlite3.connect(database) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_sigterm_with_replays_queued_drops_them_and_exits_cleanly(api, tmp_path):
+    database = tmp_path / "bot.sqlite3"
+    players = range(1000, 1011)  # eleven replays of 1,000 moves: minutes of drawing
+    await give_long_games(database, players)
+    process = await _bot_on_sqlite(api, database)
+    try:
+        await api.wait_request("setMyCommands", timeout=30)
+        for user_id in players:
+            User(api, user_id, f"Player {user_id}")
+            api.send_text(user_id, user_id, "/replay")
+        # Each replay has begun: its "sending a video" shows.
+        await eventually(lambda: len(api.find_requests("sendChatAction")) == 11, timeout=60)
+    except BaseException:
+        process.kill()
+        raise
+    stderr = await stop_cleanly(process)  # within 30 s, exit code 0, no traceback
+    assert "ERROR" not in stderr, stderr
+    assert len(api.find_requests("sendAnimation")) <= 2  # at most what was being drawn
 
 
 async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, tmp_path):

@@ -18,22 +18,26 @@ from typing import Any
 from telegram.error import TelegramError
 from telegram.request import HTTPXRequest
 
-# Telegram may be unreachable for this many seconds while the calls are retried, before the
-# process calls itself unhealthy: long enough for a network blip or a Bot API restart.
-UNREACHABLE_LIMIT = 120.0
+from bot.metrics import TOO_MANY_REQUESTS
+
 _REFUSED = (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND)
 
 
 class TelegramCalls:
     """The outcome of the latest calls: answered, failing since when, or the token refused."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, patience: float, clock: Callable[[], float] = time.monotonic) -> None:
+        """`patience`: seconds Telegram may go unanswered, while the calls are retried,
+        before it counts as unusable."""
+        self._patience = patience
         self._clock = clock
         self._failing_since: float | None = None
         self._last_failure = ""
         self.token_refused = asyncio.Event()
 
     def answered(self, status: int) -> None:
+        if status == HTTPStatus.TOO_MANY_REQUESTS:
+            TOO_MANY_REQUESTS.inc()
         if status in _REFUSED:
             self.token_refused.set()
         self._failing_since = None
@@ -41,7 +45,7 @@ class TelegramCalls:
     def failed(self, error: TelegramError) -> None:
         if self._failing_since is None:
             self._failing_since = self._clock()
-        self._last_failure = f"{error.__class__.__name__}: {error.message}"
+        self._last_failure = error.__class__.__name__  # its message may name the address
 
     def trouble(self) -> str | None:
         """Why Telegram counts as unusable now, in one line; None while all is well."""
@@ -50,7 +54,7 @@ class TelegramCalls:
         if self._failing_since is None:
             return None
         failing = self._clock() - self._failing_since
-        if failing <= UNREACHABLE_LIMIT:
+        if failing <= self._patience:
             return None
         return f"no answer from Telegram for {failing:.0f} s ({self._last_failure})"
 

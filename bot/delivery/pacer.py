@@ -36,6 +36,8 @@ from datetime import timedelta
 from cachetools import TLRUCache
 from telegram.error import RetryAfter
 
+from bot.metrics import TAP_TO_EDIT
+
 log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[None]]
 # Set while a queued job runs: its requests are not retried after a 429 but queued again.
@@ -81,6 +83,7 @@ class _Item:
     due: float
     message_id: int | None = None  # what a redraw edits; None for a post
     every: float = 0.0
+    queued: float = 0.0  # when first asked for: a redraw that replaces another keeps its time
 
 
 def retry_seconds(error: RetryAfter) -> float:
@@ -231,6 +234,8 @@ class Pacer:
 
     def _enqueue(self, chat_id: int, key: Hashable, item: _Item) -> None:
         queue = self._queues.setdefault(chat_id, OrderedDict())
+        waiting = queue.get(key)
+        item.queued = self._clock() if waiting is None else waiting.queued
         queue[key] = item  # a redraw still waiting keeps its place in the queue
         if chat_id in self._workers:
             self._wake[chat_id].set()
@@ -274,6 +279,8 @@ class Pacer:
         token = _IN_JOB.set(True)
         try:
             await item.job()
+            if item.message_id is not None and item.every == 0:
+                TAP_TO_EDIT.observe(self._clock() - item.queued)
         except RetryAfter as error:
             # Held back: run it again once the wait is over (the rate limiter has reported the
             # wait already), unless a newer request for the same message has come meanwhile.
@@ -287,6 +294,16 @@ class Pacer:
             log.exception("sending %s in chat %s failed", key, chat_id)
         finally:
             _IN_JOB.reset(token)
+
+    def backlog(self) -> tuple[int, float]:
+        """What waits in the queues now: how many items, and the oldest one's seconds."""
+        queued = [item.queued for queue in self._queues.values() for item in queue.values()]
+        return len(queued), self._clock() - min(queued) if queued else 0.0
+
+    def flood_waits(self) -> int:
+        """Chats held back by a flood wait now."""
+        now = self._clock()
+        return sum(1 for budget in list(self._budgets.values()) if budget.blocked_until > now)
 
     async def drain(self, timeout: float) -> None:
         """At shutdown: send what is queued, but give up after `timeout` seconds.

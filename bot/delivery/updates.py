@@ -18,10 +18,21 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
+from bot.metrics import UPDATES
+
 MAX_CONCURRENT_UPDATES = 256  # what concurrent_updates(True) means in python-telegram-bot
 # python-telegram-bot's own bound is taken only after a chat's turn has come (see below), so
 # its semaphore is set beyond reach and `_slots` does the real bounding.
 _UNBOUNDED = 2**31 - 1
+
+
+def update_kind(update: object) -> str:
+    """What an update carries (message, callback_query, inline_query, ...), for the metrics."""
+    if isinstance(update, Update):
+        for kind in Update.ALL_TYPES:
+            if getattr(update, kind, None) is not None:
+                return kind
+    return "other"
 
 
 def chat_key(update: object) -> int | None:
@@ -45,6 +56,12 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
         """Nothing to release: running updates finish or are cancelled by the Application."""
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        try:
+            await self._in_order(update, coroutine)
+        finally:
+            UPDATES.labels(update_kind(update)).inc()
+
+    async def _in_order(self, update: object, coroutine: Awaitable[Any]) -> None:
         key = chat_key(update)
         if key is None:
             async with self._slots:

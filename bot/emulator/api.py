@@ -104,6 +104,10 @@ class FakeBotApi:
             raise RuntimeError("mount() must be called before start()")
         self._server.app_setups.append(setup)
 
+    def revoke_token(self) -> None:
+        """@BotFather's /revoke: from now on every request with the old token gets 401."""
+        self._server.token = f"{self.world.bot_id}:revoked"
+
     async def __aenter__(self) -> FakeBotApi:
         await self.start()
         return self

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from telegram import Update, User
 from telegram.error import RetryAfter, TelegramError
@@ -10,6 +11,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot.handlers.bookkeeping import sender_translator
 from bot.handlers.context import BotContext
+from bot.metrics import DATABASE_ERRORS
 from bot.presentation.i18n import resolve_language, translator
 from bot.storage import StorageUnavailable
 
@@ -17,6 +19,8 @@ log = logging.getLogger(__name__)
 
 
 async def on_error(update: object, context: BotContext) -> None:
+    if _from_the_database(context.error):
+        DATABASE_ERRORS.inc()
     if isinstance(context.error, StorageUnavailable):
         # A known outage, logged once by the storage when it began: one short line each.
         what = f"update {update.update_id}" if isinstance(update, Update) else "a job"
@@ -30,6 +34,13 @@ async def on_error(update: object, context: BotContext) -> None:
     # The handlers after a failed one rely on it (the bookkeeping runs before every handler):
     # they would only fail again and apologise twice. The update ends here.
     raise ApplicationHandlerStop
+
+
+def _from_the_database(error: BaseException | None) -> bool:
+    """An outage, or an error the database driver raised (asyncpg is imported only in use)."""
+    if isinstance(error, StorageUnavailable | sqlite3.Error):
+        return True
+    return type(error).__module__.startswith("asyncpg")
 
 
 async def _apologise(update: Update, context: BotContext, user: User) -> None:

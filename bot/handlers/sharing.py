@@ -24,6 +24,7 @@ from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator
 from bot.handlers.context import BotContext
 from bot.handlers.replies import deliver, reply, send_reply
+from bot.metrics import RENDER
 from bot.models import Player, StoredGame
 from bot.presentation import images
 from bot.presentation import sharing as texts
@@ -77,7 +78,8 @@ async def _card(
     workers = context.services.workers
 
     async def render() -> bytes:
-        return await workers.run_alone(stored.owner_id, images.card_png, t, figures)
+        with RENDER.labels("card").time():
+            return await workers.run_alone(stored.owner_id, images.card_png, t, figures)
 
     async def send(photo: Media) -> Message:
         return await context.bot.send_photo(chat_id, photo, caption=caption, **options)  # type: ignore[arg-type]
@@ -191,9 +193,10 @@ async def _send_replay(
 
     async def render() -> bytes:
         await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
-        return await workers.run_alone(
-            stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
-        )
+        with RENDER.labels("replay").time():
+            return await workers.run_alone(
+                stored.owner_id, images.replay_mp4, t, stored.game.seed, actions, figures
+            )
 
     async def send(animation: Media) -> Message:
         return await context.bot.send_animation(

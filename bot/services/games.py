@@ -17,6 +17,7 @@ from enum import StrEnum
 from cachetools import TTLCache
 
 import engine
+from bot.metrics import GAMES_STARTED, MOVES_APPLIED
 from bot.models import Action, Delivery, StoredGame
 from bot.services.deliveries import claim, record
 from bot.services.locks import ChatLocks
@@ -158,6 +159,7 @@ class GameService:
         if current is not None:
             await storage.deactivate_game(current.id)
         game_id = await storage.insert_game(chat_id, owner_id, game, now, duel=duel)
+        GAMES_STARTED.inc()
         stored = await storage.game(game_id)
         assert stored is not None
         return stored
@@ -226,6 +228,7 @@ class GameService:
             result = await self._tap(storage, chat_id, user_id, game_id, action, now)
             await record(storage, delivery, result.recorded)
         if result.changed and result.stored is not None:
+            MOVES_APPLIED.inc()
             self._remember(result.stored)
         return result
 

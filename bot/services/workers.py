@@ -14,8 +14,8 @@ import multiprocessing.connection
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, TypeVar
 
 from engine.solver import warm_up
 
@@ -58,6 +58,9 @@ class WorkerPool:
             initializer=_start_worker,
         )
         self._running: set[object] = set()
+        # Submitted and not finished: the pool's future of each, and the one awaited here.
+        self._jobs: dict[Future[Any], asyncio.Future[Any]] = {}
+        self._stopped = False
 
     def start_workers(self) -> None:
         """Start every worker now, in the background, rather than on the first jobs.
@@ -69,8 +72,13 @@ class WorkerPool:
             self._pool.submit(os.getpid)
 
     async def run(self, function: Callable[..., T], *args: object) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, function, *args)
+        if self._stopped:  # shutting down: the job is cancelled like those already queued
+            raise asyncio.CancelledError
+        submitted = self._pool.submit(function, *args)
+        job = asyncio.wrap_future(submitted)
+        self._jobs[submitted] = job
+        job.add_done_callback(lambda _: self._jobs.pop(submitted, None))
+        return await job
 
     async def run_alone(self, key: object, function: Callable[..., T], *args: object) -> T:
         """Run the job unless `key` has one running already (then raise Busy at once).
@@ -84,6 +92,25 @@ class WorkerPool:
             return await self.run(function, *args)
         finally:
             self._running.discard(key)
+
+    async def stop(self, grace: float) -> None:
+        """At shutdown: cancel the queued jobs, give those running `grace` seconds, end them.
+
+        A queue of replays takes minutes to draw; a supervisor kills a process that takes
+        that long to stop. Whoever awaits a job that will not run gets CancelledError.
+        """
+        self._stopped = True
+        # The pool cancels a job only while it waits; the others are running or next.
+        running = [job for submitted, job in list(self._jobs.items()) if not submitted.cancel()]
+        if running:
+            await asyncio.wait(running, timeout=grace)
+        for job in running:
+            job.cancel()
+        # ProcessPoolExecutor ends busy workers only from Python 3.14 (terminate_workers);
+        # until then, its own table of them. Without this the interpreter's exit would wait.
+        for process in list(getattr(self._pool, "_processes", {}).values()):
+            process.terminate()
+        self.close()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -38,6 +38,7 @@ from typing import Any
 
 import asyncpg
 
+from bot.metrics import DATABASE_WAIT
 from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
 
@@ -158,7 +159,8 @@ class PostgresStorage(Storage):
     async def _pooled(self) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection, waited for at most `wait` seconds."""
         try:
-            connection = await self._pool.acquire(timeout=self._wait)
+            with DATABASE_WAIT.time():
+                connection = await self._pool.acquire(timeout=self._wait)
         except TimeoutError:
             raise self._lost(
                 f"no connection within {self._wait:g} s: the server does not answer, "

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from bot.metrics import DATABASE_WAIT
 from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
 from bot.storage.schema import SQLITE
 
@@ -104,7 +105,9 @@ class SqliteStorage(Storage):
     async def transaction(self) -> AsyncIterator[None]:
         if self._in_transaction():
             raise TransactionError("storage transactions do not nest")
-        async with self._write_lock:
+        with DATABASE_WAIT.time():
+            await self._write_lock.acquire()
+        try:
             self._writer = asyncio.current_task()
             try:
                 await self._db.execute("BEGIN IMMEDIATE")
@@ -116,6 +119,8 @@ class SqliteStorage(Storage):
                 await self._db.execute("COMMIT")
             finally:
                 self._writer = None
+        finally:
+            self._write_lock.release()
 
     def _require_transaction(self) -> None:
         if not self._in_transaction():

@@ -5,6 +5,8 @@ from __future__ import annotations
 from telegram.ext import Application
 
 from bot.config import Config
+from bot.web.health import health_routes
+from bot.web.metrics import metrics_routes
 from bot.web.server import RouteSet
 from bot.web.webhook import webhook_routes
 from bot.webapp.api import webapp_routes
@@ -12,7 +14,9 @@ from bot.webapp.api import webapp_routes
 
 def route_sets(config: Config, application: Application) -> list[RouteSet]:
     """The routes for this configuration; called once the services have started."""
-    routes: list[RouteSet] = []
+    routes: list[RouteSet] = [health_routes(application)]
+    if config.metrics and config.metrics_address is None:
+        routes.append(metrics_routes)
     if config.webhook is not None:
         routes.append(webhook_routes(config.webhook.path, config.webhook.secret, application))
     webapp = application.bot_data.webapp

@@ -128,3 +128,16 @@ async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
     assert code == 0, stderr
     assert "Traceback" not in stderr, stderr
     return stderr
+
+
+async def terminate(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM a bot process if it still runs; SIGKILL it if it has not exited within 30 s."""
+    if process.returncode is not None:
+        return
+    process.terminate()
+    try:
+        await asyncio.wait_for(process.wait(), timeout=30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
