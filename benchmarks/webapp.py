@@ -134,7 +134,10 @@ async def _browser(base: str, token: str, presses: int) -> list[list[float]]:
         )
         try:
             context = await browser.new_context(
-                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+                viewport={"width": 390, "height": 844},
+                is_mobile=True,
+                has_touch=True,
+                bypass_csp=True,  # the timing script is added from here
             )
             await context.route(
                 TELEGRAM_SCRIPT,

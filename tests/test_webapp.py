@@ -21,14 +21,15 @@ from aiohttp import web
 
 import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
-from bot.config import ConfigError, load_config
+from bot.config import Config, ConfigError, load_config
 from bot.delivery.throttle import Throttle
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
 from bot.services.games import move_number
 from bot.storage import open_storage
+from bot.web.routes import route_sets
 from bot.web.server import build_web_app
-from bot.webapp.api import PAGE_PATH, webapp_routes
+from bot.webapp.api import PAGE_PATH
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
@@ -73,7 +74,9 @@ async def webbot_fixture(api, database):
     """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
     running = RunningBot(api, database, webapp_url=WEBAPP_URL)
     await running.start()
-    app = build_web_app([webapp_routes(lambda: running.application.bot_data.webapp)])
+    # The bot's own route sets, as its web server serves them in production.
+    config = Config(token=api.token, webapp_url=WEBAPP_URL, metrics=False)
+    app = build_web_app(route_sets(config, running.application))
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -187,9 +187,7 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
                 expected.act("undo")
                 await shows(page, expected.game)
                 await page.locator("#hint").click()
-                await page.wait_for_function(
-                    "document.getElementById('toast').textContent.includes('Try')"
-                )
+                await page.locator("#toast", has_text="💡 Try").wait_for()
         for key, direction in (("ArrowDown", "down"), ("a", "left"), ("w", "up"), ("D", "right")):
             await page.keyboard.press(key)
             expected.act(direction)
@@ -346,8 +344,7 @@ async def test_the_playgrounds_swipe_button_opens_the_mini_app_beside_the_chat(t
         await frame.locator("#board").click()  # the keys go to the frame from now on
         for key in ("ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"):
             await page.keyboard.press(key)
-        moved = f"document.body.dataset.seq !== '{opening}'"
-        await mini_app.wait_for_function(f"{moved} && document.body.dataset.idle === 'true'")
+        await frame.locator(f'body[data-idle=true]:not([data-seq="{opening}"])').wait_for()
         shown = await mini_app.evaluate("document.body.dataset.board")
         api = playground.api
 

@@ -246,8 +246,21 @@ def _toast(t: Translator, result: TapResult) -> str | None:
     return None  # a stale move: the page simply shows the game as it is now
 
 
+# The page loads its own files and Telegram's script, and talks to its own server only.
+# Telegram's web clients show Mini Apps in a frame, so framing is left to them.
+PAGE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
+        "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 async def _index(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+    return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
 
 def webapp_routes(webapp: Callable[[], WebApp], prefix: str = PAGE_PATH) -> RouteSet:
