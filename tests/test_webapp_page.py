@@ -357,3 +357,33 @@ async def test_the_playgrounds_swipe_button_opens_the_mini_app_beside_the_chat(t
         await mini_app.evaluate("Telegram.WebApp.pressBackButton()")
         await page.locator("#mini-app").wait_for(state="hidden")
         assert not failures, failures
+
+
+@SQLITE_ONLY
+async def test_game_over_offers_a_new_game_in_any_size(api, webbot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    # One empty cell; sliding left moves it to the corner, and a 2 or a 4 there has no pair.
+    rows = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 8], [0, 8, 16, 32]]
+    await put_board(webbot.database, 101, 101, rows, moves=30)
+    url = page_url(webbot, api.world.users[101], DARK_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        await swipe(phone_, "left")
+        banner = page.locator("#banner")
+        await banner.get_by_text("Game over").wait_for()
+        sizes = banner.get_by_role("button")
+        assert await sizes.all_inner_texts() == [
+            "↩️ Undo",
+            "Classic 4×4",
+            "Large 5×5",
+            "Expert 6×6",
+        ]
+        mark = api.mark()
+        await banner.get_by_role("button", name="Large 5×5").click()
+        await page.wait_for_selector("body[data-idle=true][data-seq='0']")
+        assert len((await page.get_attribute("body", "data-board")).split(",")) == 25
+        assert await banner.is_hidden()
+    sent = await api.wait_request("sendMessage", after=mark, chat_id=101, timeout=30)
+    assert "Large 5×5" in sent.params["text"]
+    assert (await stored_game(webbot.database, 101, 101)).size == 5
