@@ -420,18 +420,29 @@ async def stored_actions(database, game: int) -> str:
     return stored.actions
 
 
-async def test_hints_are_off_for_a_challenge_entry(api, webbot, http):
+async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows(api, webbot, http):
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
     api.add_group(GROUP, "2048 Club", admins={anna.id})
     api.send_text(anna.id, GROUP, "/challenge")
     sent = await api.wait_request("sendMessage", chat_id=GROUP)
-    link = buttons(api.stored_message(GROUP, sent.result["message_id"]))["▶️ Play"]
+    card = sent.result["message_id"]
+    link = buttons(api.stored_message(GROUP, card))["▶️ Play"]
     board = await join(api, bob, link)
     assert "👆 Swipe" in buttons(board)  # the entry is played in Bob's private chat
     bob_page = page(http, webbot, 202)
-    opened = await bob_page.post("open", game=game_id(board))
-    assert opened["hints"] is False
-    refused = await bob_page.post("hint", game=opened["game"])
+    state = await bob_page.post("open", game=game_id(board))
+    assert state["hints"] is False
+    refused = await bob_page.post("hint", game=state["game"])
     assert refused["toast"] == "Hints are off in challenges: everyone plays on their own."
     assert refused["hint"] is None
     assert await count_rows(webbot.database, "games", "hints > 0") == 0
+    mark = api.mark()
+    for direction in ("left", "right", "up", "down"):
+        state = await bob_page.post("move", game=state["game"], seq=state["seq"], action=direction)
+        if state["outcome"] == "moved":
+            break
+    # The group's card shows Bob's standing, as after a tap on his board.
+    edit = await api.wait_request(
+        "editMessageText", after=mark, chat_id=GROUP, message_id=card, timeout=30
+    )
+    assert f"{state['score']}" in edit.params["text"] and "Bob" in edit.params["text"]

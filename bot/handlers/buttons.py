@@ -56,11 +56,18 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         request_redraw(context, result.stored, message.message_id, aud.post, aud.player.view)
     await _answer_tap(update, context, result, aud)
-    if result.changed and result.stored is not None:
-        if result.stored.challenge_id is not None:
-            await challenges.card_changed(context, result.stored.challenge_id)
-        if result.outcome is engine.Outcome.GAME_OVER and result.stored.duel_of is not None:
-            await sharing.duel_over(context, result.stored)
+    await after_move(context, result)
+
+
+async def after_move(context: BotContext, result: TapResult) -> None:
+    """What a committed move changes beyond its board: a challenge's card, a duel's result."""
+    stored = result.stored
+    if not result.changed or stored is None:
+        return
+    if stored.challenge_id is not None:
+        await challenges.card_changed(context, stored.challenge_id)
+    if result.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None:
+        await sharing.duel_over(context, stored)
 
 
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:

@@ -2,7 +2,8 @@
 
 The Mini App's API (bot/webapp/) knows nothing of Telegram's handlers; the bot hands it this
 `ChatSide`, which does what a tap would have done for the chat: a paced, coalesced redraw of
-the game's board message (a new board when it has none), and the card `/share` sends.
+the game's board message (a new board when it has none), a challenge's card and a duel's
+result after a move, and the card `/share` sends.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 from telegram.ext import Application
 
 from bot.handlers.board_messages import request_redraw, send_board
+from bot.handlers.buttons import after_move
 from bot.handlers.context import BotContext
 from bot.handlers.sharing import send_card
 from bot.models import StoredGame
 from bot.presentation.i18n import Translator, translator
+from bot.services.games import TapResult
 
 
 class ChatSide:
@@ -41,6 +44,11 @@ class ChatSide:
             send_board(context, None, stored, t, view)
         else:
             request_redraw(context, stored, stored.message_id, t, view)
+
+    async def moved(self, result: TapResult, language: str) -> None:
+        assert result.stored is not None
+        await self.redraw(result.stored, language)
+        await after_move(self._context(), result)
 
     async def share(self, stored: StoredGame, language: str) -> bool:
         if stored.game.moves == 0:

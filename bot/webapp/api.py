@@ -52,6 +52,9 @@ class Chat(Protocol):
     async def redraw(self, stored: StoredGame, language: str) -> None:
         """Bring the game's board message up to date, paced and coalesced."""
 
+    async def moved(self, result: TapResult, language: str) -> None:
+        """After a committed move: the redraw, and what else a tap would update."""
+
     async def share(self, stored: StoredGame, language: str) -> bool:
         """Send the game's card into its chat; False if there is nothing to show yet."""
 
@@ -193,7 +196,7 @@ class Api:
 
     async def _answer(self, call: Call, stored: StoredGame, result: TapResult) -> dict[str, Any]:
         if result.changed and result.stored is not None:
-            await self.app.chat.redraw(result.stored, call.language)
+            await self.app.chat.moved(result, call.language)
         latest = result.stored or await self.app.games.saved(stored.id) or stored
         return await self._state(latest, call.language, result)
 
