@@ -36,6 +36,7 @@ from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
 from tests.test_bot_groups import GROUP
 from tests.test_bot_groups import _join as join
+from tests.test_operations import WebProcess
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -446,3 +447,21 @@ async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows
         "editMessageText", after=mark, chat_id=GROUP, message_id=card, timeout=30
     )
     assert f"{state['score']}" in edit.params["text"] and "Bob" in edit.params["text"]
+
+
+async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp_path, http):
+    """`python -m bot` with WEBAPP_URL and PORT: the page and its API on the one web server."""
+    User(api, 101, "Anna")
+    database = tmp_path / "bot.sqlite3"
+    async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
+        status, html = await bot.get(f"{PAGE_PATH}/")
+        assert status == 200 and "telegram-web-app.js" in html
+        init = init_data(api.token, 101)
+        async with http.post(bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init}) as answer:
+            assert answer.status == 200
+            opened = await answer.json()
+        async with http.post(
+            bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
+        ) as answer:
+            assert answer.status == 401
+    assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])
