@@ -25,6 +25,7 @@ from bot.config import Config, ConfigError, load_config
 from bot.delivery.throttle import Throttle
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
+from bot.presentation.i18n import translator
 from bot.services.games import move_number
 from bot.storage import open_storage
 from bot.web.routes import route_sets
@@ -134,6 +135,25 @@ async def test_without_webapp_url_no_swipe_button(api, bot):
     board = await anna.open_board()
     assert not [text for text in buttons(board) if "Swipe" in text]
     assert api.world.default_menu_button is None
+
+
+@pytest.mark.parametrize(
+    ("language", "undo", "score"),
+    [
+        ("en", "↩️ Undo", "20,480"),
+        ("nl", "↩️ Terugnemen", "20.480"),
+        ("de-AT", "↩️ Zug zurück", "20.480"),
+    ],
+)
+async def test_the_page_speaks_the_players_language(api, webbot, http, language, undo, score):
+    anna = User(api, 101, "Anna", language)
+    board = await anna.open_board()
+    await put_board(webbot.database, 101, 101, [[2, 4, 0, 0]] + [[0] * 4] * 3, score=20480)
+    opened = await page(http, webbot, 101, language=language).post("open", game=game_id(board))
+    assert opened["language"] == language[:2]
+    assert (opened["texts"]["undo"], opened["scoreText"]) == (undo, score)
+    texts = translator(language[:2])
+    assert opened["texts"]["sizes"]["5"] == texts._("Large 5×5")
 
 
 async def test_a_swipe_is_a_move_of_the_chat_game(api, webbot, http):
