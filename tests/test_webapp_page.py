@@ -5,8 +5,8 @@ The page loads from the API's routes on 127.0.0.1 exactly as a Telegram client o
 is answered by the emulator's stand-in. Every request the page makes is recorded: nothing
 may load from anywhere else.
 
-`WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/test_webapp_page.py -k screenshots` also
-writes the README's light and dark screenshots.
+`WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/test_webapp_page.py -k "screenshots or
+playground"` also writes the README's screenshots: light, dark, and in the playground.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ pytestmark = pytest.mark.usefixtures("no_errors_logged")
 # One backend is enough for the browser: the API's own tests run on both.
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
 PHONE = {"width": 360, "height": 740}
+# Resolves once the page's slides and pops have ended (after the next frames start any).
+SETTLED = """new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
+    .then(() => Promise.all(document.getAnimations().map((animation) => animation.finished)))"""
 OFFSETS = {"left": (-90, 0), "right": (90, 0), "up": (0, -90), "down": (0, 90)}
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -354,6 +357,10 @@ async def test_the_playgrounds_swipe_button_opens_the_mini_app_beside_the_chat(t
             return ",".join(map(str, shown_board(stored.text))) == shown
 
         await eventually(chat_shows_it, timeout=30)
+        if os.environ.get("WEBAPP_SCREENSHOTS"):
+            path = ROOT / os.environ["WEBAPP_SCREENSHOTS"] / "webapp-playground.png"
+            await page.locator(".msg[data-message-id] .emoji-grid >> nth=-1").wait_for()
+            path.write_bytes(await page.screenshot())
         await mini_app.evaluate("Telegram.WebApp.pressBackButton()")
         await page.locator("#mini-app").wait_for(state="hidden")
         assert not failures, failures
