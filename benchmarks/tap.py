@@ -15,6 +15,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from telegram import Update
 from telegram.ext import ContextTypes, TypeHandler
@@ -27,6 +28,11 @@ from bot.playground.runner import polling
 ARROWS = ("g:{}:l", "g:{}:u", "g:{}:r", "g:{}:d")
 
 
+def bench_config(api: FakeBotApi, folder: str, **options: Any) -> Config:
+    """A bot on a fresh SQLite file in `folder`, talking to the emulator, logging warnings."""
+    return Config(api.token, api.base_url, Path(folder) / "bench.sqlite3", "WARNING", **options)
+
+
 async def run(taps: int, chats: int) -> list[float]:
     started: dict[str, float] = {}
 
@@ -37,14 +43,7 @@ async def run(taps: int, chats: int) -> list[float]:
     # No flood limits and no pacing here: their waiting is deliberate, not the bot's work.
     async with FakeBotApi(flood=None) as api:
         with tempfile.TemporaryDirectory() as folder:
-            config = Config(
-                api.token,
-                api.base_url,
-                Path(folder) / "bench.sqlite3",
-                "WARNING",
-                pace=None,
-            )
-            application = build_application(config)
+            application = build_application(bench_config(api, folder, pace=None))
             application.add_handler(TypeHandler(Update, stamp), group=-3)  # before all others
             async with polling(application, poll_timeout=1):
                 boards = {}

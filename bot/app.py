@@ -12,6 +12,8 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     LinkPreviewOptions,
+    MenuButtonWebApp,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
@@ -28,6 +30,7 @@ from bot.handlers.announcements import catch_up
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
 from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
+from bot.handlers.webapp import ChatSide
 from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
@@ -41,6 +44,7 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
+from bot.webapp.api import PAGE_PATH, WebApp
 
 if TYPE_CHECKING:
     from bot.storage.postgres import UpdatesLock
@@ -124,6 +128,25 @@ async def _introduce(application: Application) -> None:
             await bot.set_my_short_description(wanted, language_code)
 
 
+async def _set_menu_button(application: Application, page: str) -> None:
+    """The chat's menu button opens the Mini App on the player's game, in every private chat."""
+    button = MenuButtonWebApp("2048", WebAppInfo(page))
+    await application.bot.set_chat_menu_button(menu_button=button)
+
+
+def _webapp(config: Config, application: Application, services: Services) -> WebApp:
+    return WebApp(
+        token=config.token,
+        games=services.games,
+        players=services.players,
+        hints=services.hints,
+        throttle=services.throttle,
+        hint_throttle=services.hint_throttle,
+        chat=ChatSide(application),
+        max_age=config.webapp_max_age,
+    )
+
+
 def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
     locks = ChatLocks(storage)
     # One picture at a time per player, across the processes that share the database.
@@ -147,6 +170,7 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
         message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
         group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
         card_interval=config.card_interval,
+        webapp_page=config.webapp_url and config.webapp_url + PAGE_PATH + "/",
     )
 
 
@@ -250,10 +274,13 @@ def build_application(config: Config) -> Application:
 
             assert isinstance(storage, PostgresStorage)
             pacer.share_budgets(storage)  # one pace per chat for all the bot's processes
+        application.bot_data.webapp = _webapp(config, application, services)
         if config.hint_workers_at_start:
             services.workers.start_workers()
         await _set_command_menus(application)
         await _introduce(application)
+        if services.webapp_page is not None:
+            await _set_menu_button(application, services.webapp_page)
         await schedule_open_challenges(application, services)
         assert application.job_queue is not None
         # What a restart, an outage or another process left owed, now and every few seconds.

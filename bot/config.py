@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.delivery.pacer import TELEGRAM_PACE, Pace
+from bot.webapp.initdata import DEFAULT_MAX_AGE
 
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -59,6 +60,16 @@ SETTINGS = (
         "WEBHOOK_MAX_CONNECTIONS", "40", "webhook mode: updates Telegram sends at once (1-100)"
     ),
     Setting("LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
+    Setting(
+        "WEBAPP_URL",
+        "",
+        "the Mini App's public https:// address (served by the web server): a Swipe button",
+    ),
+    Setting(
+        "WEBAPP_MAX_AGE",
+        "86400",
+        "seconds a Mini App's sign-in (initData) stays valid (60-604800)",
+    ),
     Setting(
         "METRICS",
         "on",
@@ -148,6 +159,11 @@ class Config:
     telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
     # With PostgreSQL, seconds an update waits for a free connection before it gives up.
     database_wait: float = 5.0
+    # The public https:// address the Mini App is served under (WEBAPP_URL); None shows no
+    # Swipe button.
+    webapp_url: str | None = None
+    # Seconds a Mini App's initData is accepted after Telegram signed it (WEBAPP_MAX_AGE).
+    webapp_max_age: float = DEFAULT_MAX_AGE
     # The web server's port when polling (PORT); None: no web server. Webhook mode always
     # has one, on the webhook's port.
     web_port: int | None = None
@@ -294,6 +310,22 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     )
 
 
+def load_webapp(env: Mapping[str, str]) -> tuple[str | None, float]:
+    """The Mini App's public address and how long its initData stays valid."""
+    url = setting(env, "WEBAPP_URL").rstrip("/") or None
+    if url is not None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+            raise ConfigError(
+                "WEBAPP_URL must be a public https:// address without ?query or #fragment "
+                "(Telegram opens Mini Apps over HTTPS only)."
+            )
+    raw = setting(env, "WEBAPP_MAX_AGE")
+    if not raw.isdigit() or not 60 <= int(raw) <= 7 * 24 * 3600:
+        raise ConfigError("WEBAPP_MAX_AGE must be a number of seconds from 60 to 604800.")
+    return url, float(raw)
+
+
 def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
     """The bot's configuration; `webhook` (the --webhook flag) makes WEBHOOK_URL required."""
     token = setting(env, "TELEGRAM_BOT_TOKEN")
@@ -308,6 +340,13 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
     log_level = load_log_level(env)
     database = Path(setting(env, "BOT_DATABASE"))
+    webapp_url, webapp_max_age = load_webapp(env)
+    hook = load_webhook(env, required=webhook)
+    if webapp_url is not None and hook is None and not setting(env, "PORT"):
+        raise ConfigError(
+            "WEBAPP_URL is set but PORT is not: the Mini App is served by the bot's web "
+            "server, which runs when polling only if PORT says where."
+        )
     metrics, metrics_address = load_metrics(env)
     return Config(
         token=token,
@@ -315,8 +354,10 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         database=database,
         log_level=log_level,
         database_url=load_database_url(env),
-        webhook=load_webhook(env, required=webhook),
+        webhook=hook,
         telegram_retry_max=load_retry_max(env),
+        webapp_url=webapp_url,
+        webapp_max_age=webapp_max_age,
         web_port=load_port(env),
         web_listen=load_listen(env),
         metrics=metrics,

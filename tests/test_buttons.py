@@ -54,6 +54,8 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         render.board_keyboard(t, 1, _game(full, undos_left=0)),
         render.board_keyboard(t, 1, won, share=True),
         render.board_keyboard(t, 1, _game(full, undos_left=0), share=True),
+        render.board_keyboard(t, 1, playing, webapp="https://example.org/app/"),
+        render.board_keyboard(t, 1, won, share=True, webapp="https://example.org/app/"),
     ]
     return {
         "board_keyboard": boards,

@@ -50,6 +50,7 @@ async def board_message(
         share=share,
         view=view,
         ended=challenge is not None and challenge.finished,
+        webapp=services.webapp_page if stored.chat_id == stored.owner_id else None,
     )
     return text, keyboard
 

@@ -24,20 +24,6 @@ def _query(update: Update) -> CallbackQuery:
     return update.callback_query
 
 
-def _toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
-    """The toast for a tap the engine did not apply, or for a notable move."""
-    toasts = {
-        engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
-        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose “Keep going” or “New game”."),
-        engine.Outcome.NO_UNDOS_LEFT: t._("No undos left in this game."),
-        engine.Outcome.NOTHING_TO_UNDO: t._("There is no move to undo."),
-        engine.Outcome.NOT_WON: t._("You're already playing on."),
-        engine.Outcome.WON: t._("🎉 2048!"),
-        engine.Outcome.GAME_OVER: t._("Game over."),
-    }
-    return toasts.get(outcome) if outcome is not None else None
-
-
 def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:
     """A move saved while Telegram holds the chat's messages back: say so, and for how long."""
     held = t._(
@@ -76,11 +62,18 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         board_id = newer if newer is not None else message.message_id
         request_redraw(context, result.stored, board_id, aud.post, aud.player.view)
     await _answer_tap(update, context, result, aud, moved_below=newer is not None)
-    if result.changed and result.stored is not None:
-        if result.stored.challenge_id is not None:
-            await challenges.card_changed(context, result.stored.challenge_id)
-        if result.outcome is engine.Outcome.GAME_OVER and result.stored.duel_of is not None:
-            await sharing.duel_over(context, result.stored)
+    await after_move(context, result)
+
+
+async def after_move(context: BotContext, result: TapResult) -> None:
+    """What a committed move changes beyond its board: a challenge's card, a duel's result."""
+    stored = result.stored
+    if not result.changed or stored is None:
+        return
+    if stored.challenge_id is not None:
+        await challenges.card_changed(context, stored.challenge_id)
+    if result.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None:
+        await sharing.duel_over(context, stored)
 
 
 def _newer_board(
@@ -174,7 +167,7 @@ async def _answer_tap(
     """`moved_below`: the tap came from an older board of the game, so say where it went."""
     query, t = _query(update), aud.own
     if result.status is TapStatus.APPLIED:
-        toast = _toast(t, result.outcome)
+        toast = render.outcome_toast(t, result.outcome)
         if moved_below:
             below = t._("Your game goes on in its newest board, further down.")
             toast = f"{toast}\n{below}" if toast else below

@@ -27,6 +27,7 @@ from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
+from bot.webapp.api import WebApp
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 # How long an inline answer is kept, by Telegram (`cache_time`) and by the bot alike, and
@@ -63,12 +64,15 @@ class Services:
     inline_answers: TTLCache[tuple[int, str], InlineAnswer] = field(
         default_factory=lambda: TTLCache(INLINE_ANSWERS_KEPT, ttl=INLINE_ANSWER_SECONDS)
     )
+    # The Mini App's page (WEBAPP_URL + PAGE_PATH); None shows no Swipe button.
+    webapp_page: str | None = None
 
 
 class BotData:
     """The application-wide state python-telegram-bot keeps: the services, once started."""
 
     services: Services | None = None
+    webapp: WebApp | None = None  # what the Mini App's API works with, once started
     telegram: TelegramCalls | None = None  # how the calls to Telegram went
 
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from telegram import (
     Bot,
+    InlineKeyboardMarkup,
     InlineQuery,
     InlineQueryResultCachedPhoto,
     InlineQueryResultsButton,
@@ -106,6 +107,38 @@ def _duel_link(context: BotContext, stored: StoredGame) -> str | None:
     return None if payload is None else texts.deep_link(context.bot.username, payload)
 
 
+async def card_message(
+    context: BotContext, stored: StoredGame, t: Translator
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The card's caption and buttons: ▶️ for a duel when the game has one, and 📤."""
+    # A running challenge's tiles stay secret: its entry is shown, but offers no duel.
+    secret = await context.services.sharing.in_running_challenge(stored)
+    link = None if secret else _duel_link(context, stored)
+    owner = await context.services.players.player(stored.owner_id)
+    if link is None:  # a running challenge's entry, or a game from before actions were logged
+        caption = texts.card_caption(t, owner, stored.game)
+    else:
+        caption = texts.duel_caption(t, owner, stored.game)
+    return caption, texts.card_keyboard(t, link, context.bot.supports_inline_queries)
+
+
+async def send_card(context: BotContext, stored: StoredGame, t: Translator) -> None:
+    """The game's card into its own chat, in the chat's turn (the Mini App's 📤)."""
+    caption, markup = await card_message(context, stored, t)
+
+    async def send() -> None:
+        try:
+            await _card(context, stored.chat_id, stored, t, caption, reply_markup=markup)
+        except Busy:
+            await context.bot.send_message(
+                stored.chat_id, t._("Your last picture is still being made. One moment.")
+            )
+        except Crowded:
+            await context.bot.send_message(stored.chat_id, texts.crowded(t))
+
+    deliver(context, None, stored.chat_id, send)
+
+
 async def share(update: Update, context: BotContext) -> None:
     """A picture of the game here (running, else the latest), with ▶️ for a duel and 📤."""
     aud = context.audience
@@ -114,26 +147,12 @@ async def share(update: Update, context: BotContext) -> None:
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
-    # A running challenge's tiles stay secret: its entry is shown, but offers no duel.
-    secret = await context.services.sharing.in_running_challenge(stored)
-    link = None if secret else _duel_link(context, stored)
     inline_mode = context.bot.supports_inline_queries
-    owner = await context.services.players.player(stored.owner_id)
-    if link is None:  # a running challenge's entry, or a game from before actions were logged
-        caption = texts.card_caption(t, owner, stored.game)
-    else:
-        caption = texts.duel_caption(t, owner, stored.game)
+    caption, markup = await card_message(context, stored, t)
 
     async def send_card() -> None:
         try:
-            await _card(
-                context,
-                aud.chat_id,
-                stored,
-                t,
-                caption,
-                reply_markup=texts.card_keyboard(t, link, inline_mode),
-            )
+            await _card(context, aud.chat_id, stored, t, caption, reply_markup=markup)
         except Busy:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
             return

@@ -19,6 +19,7 @@ from bot.emulator import FakeBotApi
 from bot.playground.people import populate
 from bot.playground.runner import polling
 from bot.playground.web import PlaygroundWeb
+from bot.webapp.api import webapp_routes
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ async def open_playground(
     api = FakeBotApi(first_message_id=first_message_id(), inline_mode=True)
     populate(api)
     api.mount(PlaygroundWeb(api).setup)
+    started: list[Application] = []  # the bot, once built: the Mini App's routes need it
+    api.mount(webapp_routes(lambda: started[0].bot_data.webapp))
     try:
         await api.start(host, port)
     except OSError as error:
@@ -71,11 +74,16 @@ async def open_playground(
             f"cannot listen on {host}:{port} ({reason}); pick another one with --port"
         ) from None
     try:
-        config = Config(token=api.token, base_url=api.base_url, database=database)
+        shown_host = f"[{host}]" if ":" in host else host
+        url = f"http://{shown_host}:{api.port}/"
+        # The Mini App on this same port: a Swipe button opens it in a phone-sized frame.
+        config = Config(
+            token=api.token, base_url=api.base_url, database=database, webapp_url=url.rstrip("/")
+        )
         application = build_application(config)
+        started.append(application)
         async with polling(application, poll_timeout=poll_timeout):
-            shown_host = f"[{host}]" if ":" in host else host
-            yield Playground(api, application, f"http://{shown_host}:{api.port}/")
+            yield Playground(api, application, url)
     finally:
         await api.stop()
 

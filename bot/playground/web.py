@@ -18,6 +18,13 @@ API (JSON in and out; writes must be ``Content-Type: application/json``)::
     GET  /api/files/{file_id}                         a photo or animation the bot sent
     GET  /api/events                                  server-sent events: message, edit,
                                                       delete, answer, action, player
+    GET  /api/webapp?user_id=N&url=U&theme=T          {"url"}: the Mini App page U as a
+                                                      Telegram client opens it for N
+                                                      (launch parameters, signed initData)
+
+A Swipe button opens the bot's Mini App (served on this port too) in a phone-sized frame; a
+service worker (static/telegram-sw.js, at /telegram-sw.js) answers its request for
+Telegram's script with the emulator's stand-in (at /telegram-web-app.js).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from aiohttp import web
 
 from bot.emulator import FakeBotApi
 from bot.emulator.html import utf16_len
+from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, launch_url
 
 STATIC = Path(__file__).parent / "static"
 # Only these files are served: no directory listing, no path tricks.
@@ -40,6 +48,7 @@ _FILES = {
     "index.html": "text/html",
     "app.js": "text/javascript",
     "style.css": "text/css",
+    "telegram-sw.js": "text/javascript",
 }
 MAX_TEXT = 4096
 MAX_NAME = 64
@@ -53,8 +62,9 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self' data:; media-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
+    "frame-src 'self'; worker-src 'self'; frame-ancestors 'none'"
 )
+THEMES = {"light": LIGHT_THEME, "dark": DARK_THEME}
 
 
 class PlaygroundWeb:
@@ -82,6 +92,9 @@ class PlaygroundWeb:
         app.router.add_post(r"/api/inline/{query_id:\d+}/choose", self.choose_inline)
         app.router.add_get(r"/api/files/{file_id:[A-Za-z0-9_-]{1,128}}", self.file)
         app.router.add_get("/api/events", self.events)
+        app.router.add_get("/api/webapp", self.webapp)
+        app.router.add_get("/telegram-sw.js", self.service_worker)
+        app.router.add_get("/telegram-web-app.js", self.telegram_script)
         app.on_shutdown.append(self._close_streams)
 
     @web.middleware
@@ -125,6 +138,26 @@ class PlaygroundWeb:
                 "Referrer-Policy": "no-referrer",
             },
         )
+
+    async def service_worker(self, request: web.Request) -> web.StreamResponse:
+        response = self._file("telegram-sw.js")
+        response.headers["Service-Worker-Allowed"] = "/"
+        return response
+
+    async def telegram_script(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STAND_IN, headers={"Content-Type": "text/javascript"})
+
+    async def webapp(self, request: web.Request) -> web.Response:
+        """The address a Telegram client opens for a web_app button, signed for the player."""
+        user_id = _int_or_400(request.query.get("user_id"), "user_id")
+        if user_id not in self.api.world.users:
+            raise _error(404, "no such player")
+        url = request.query.get("url", "")
+        if not url.startswith(f"{request.scheme}://{request.host}/"):
+            raise _error(400, "the playground opens Mini Apps on this server only")
+        theme = THEMES.get(request.query.get("theme", "light"), LIGHT_THEME)
+        user = self.api.world.users[user_id]
+        return web.json_response({"url": launch_url(url, self.api.token, user, theme)})
 
     # ----- reading ----------------------------------------------------------------------
 

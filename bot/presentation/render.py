@@ -6,7 +6,7 @@ returns text or markup, so what a player sees can be tested directly.
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 import engine
 from bot.models import Challenge, Player, Record
@@ -145,7 +145,7 @@ def board_text(
         )
     )
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
-    banner = _banner(t, game)
+    banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
         banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
     if banner:
@@ -160,7 +160,7 @@ def _undos_left(t: Translator, game: engine.Game) -> str:
     return t.ngettext("{n} undo left", "{n} undos left", game.undos_left)
 
 
-def _banner(t: Translator, game: engine.Game) -> str | None:
+def game_banner(t: Translator, game: engine.Game) -> str | None:
     if game.awaiting_choice and game.win is not None:
         return t.ngettext(
             "🎉 <b>2048!</b> You made it in {n} move and {time}. "
@@ -175,6 +175,20 @@ def _banner(t: Translator, game: engine.Game) -> str | None:
             return t._("🏁 <b>Game over:</b> no tile can move. Undo a move or start a new game.")
         return t._("🏁 <b>Game over:</b> no tile can move. Start a new game to play again.")
     return None
+
+
+def outcome_toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
+    """The toast for an action the engine did not apply, or for a notable move."""
+    toasts = {
+        engine.Outcome.NOTHING_MOVES: t._("Nothing moves that way."),
+        engine.Outcome.AWAITING_CHOICE: t._("You made 2048! Choose “Keep going” or “New game”."),
+        engine.Outcome.NO_UNDOS_LEFT: t._("No undos left in this game."),
+        engine.Outcome.NOTHING_TO_UNDO: t._("There is no move to undo."),
+        engine.Outcome.NOT_WON: t._("You're already playing on."),
+        engine.Outcome.WON: t._("🎉 2048!"),
+        engine.Outcome.GAME_OVER: t._("Game over."),
+    }
+    return toasts.get(outcome) if outcome is not None else None
 
 
 def share_button(t: Translator) -> InlineKeyboardButton:
@@ -201,6 +215,7 @@ def board_keyboard(
     share: bool = False,
     view: str = "emoji",
     ended: bool = False,
+    webapp: str | None = None,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
@@ -218,12 +233,16 @@ def board_keyboard(
     extra = [[share_button(t)]] if share else []
     if ended:
         return InlineKeyboardMarkup([[new], *extra])
+    swipe = []
+    if webapp is not None:
+        page = WebAppInfo(f"{webapp}?game={game_id}")
+        swipe.append([InlineKeyboardButton("👆 " + t._("Swipe"), web_app=page)])
     if game.awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
-        return InlineKeyboardMarkup([[keep, new], *extra])
+        return InlineKeyboardMarkup([[keep, new], *extra, *swipe])
     if game.over:
         can_undo = game.undos_left > 0 and bool(game.history)
-        return InlineKeyboardMarkup([[undo, new] if can_undo else [new], *extra])
+        return InlineKeyboardMarkup([[undo, new] if can_undo else [new], *extra, *swipe])
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:
         label = ARROWS[direction] + (" 💡" if direction == hint else "")
@@ -234,7 +253,7 @@ def board_keyboard(
         tools.insert(1, _button("💡 " + t._("Hint"), callbacks.game_tap(game_id, "hint")))
     switch = _button(VIEW_SWITCH[view], callbacks.game_tap(game_id, "view"))
     return InlineKeyboardMarkup(
-        [[arrow("up")], [arrow("left"), switch, arrow("right")], [arrow("down")], tools]
+        [[arrow("up")], [arrow("left"), switch, arrow("right")], [arrow("down")], tools, *swipe]
     )
 
 

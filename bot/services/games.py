@@ -33,6 +33,7 @@ class TapStatus(StrEnum):
     CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
     HINTS_OFF = "hints_off"  # a hint asked for in a challenge, where everyone plays alone
     SEARCH = "search"  # a hint may be searched for: the position is in `stored`
+    STALE = "stale"  # a move meant for an earlier position: the game has moved on since
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,19 @@ def _unplayed(stored: StoredGame, size: int) -> bool:
         and stored.challenge_id is None
         and stored.duel_of is None
     )
+
+
+def move_number(stored: StoredGame) -> int:
+    """A number that grows with every action on this game: the Mini App's sequence number.
+
+    It is the length of the action log. A game saved before actions were logged counts its
+    moves, three per undo taken and one once kept going: a move or keep going adds one, and
+    an undo adds two, or one when it also takes back a keep going.
+    """
+    if stored.actions is not None:
+        return len(stored.actions)
+    game = stored.game
+    return game.moves + 3 * (engine.UNDO_LIMIT - game.undos_left) + int(game.kept_going)
 
 
 def _random_seed() -> int:
@@ -241,6 +255,37 @@ class GameService:
                 return _repeated(first, await storage.game(game_id))
             result = await self._tap(storage, chat_id, user_id, game_id, action, now)
             await record(storage, delivery, result.recorded)
+        if result.changed and result.stored is not None:
+            MOVES_APPLIED.inc()
+            self._remember(result.stored, undone=action == "undo")
+        return result
+
+    async def tap_at(
+        self, chat_id: int, user_id: int, game_id: int, action: Action, number: int
+    ) -> TapResult:
+        """Apply a move meant for the position after `number` actions (see `move_number`).
+
+        The pair (game, number) is the move's delivery key: sent again, it gets the first
+        answer and changes nothing. A move for an older position is STALE and changes
+        nothing, so the sender can show the game as it is now. Only a move that changed the
+        game keeps its key: after a refused one, the next move for that position goes ahead.
+        """
+        now = self._clock()
+        delivery = f"w{game_id}:{number}"
+        async with self._locks.writing(chat_id) as storage:
+            first = await claim(storage, delivery, now)
+            if first is not None:
+                return _repeated(first, await storage.game(game_id))
+            stored = await storage.game(game_id)
+            if stored is not None and move_number(stored) != number:
+                result = self._refusal(stored, chat_id, user_id, now)
+                result = result or TapResult(TapStatus.STALE, stored)
+            else:
+                result = await self._tap(storage, chat_id, user_id, game_id, action, now)
+            if result.changed:
+                await record(storage, delivery, result.recorded)
+            else:
+                await storage.forget_delivery(delivery)
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")

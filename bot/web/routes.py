@@ -9,6 +9,7 @@ from bot.web.health import health_routes
 from bot.web.metrics import metrics_routes
 from bot.web.server import RouteSet
 from bot.web.webhook import webhook_routes
+from bot.webapp.api import webapp_routes
 
 
 def route_sets(config: Config, application: Application) -> list[RouteSet]:
@@ -22,4 +23,7 @@ def route_sets(config: Config, application: Application) -> list[RouteSet]:
         routes.append(metrics_routes)
     if config.webhook is not None:
         routes.append(webhook_routes(config.webhook.path, config.webhook.secret, application))
+    webapp = application.bot_data.webapp
+    if config.webapp_url is not None and webapp is not None:
+        routes.append(webapp_routes(lambda: webapp))
     return routes

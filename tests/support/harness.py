@@ -31,6 +31,7 @@ class RunningBot:
         challenge_sync_interval: float = 60.0,
         hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
         database_wait: float = 30.0,  # generous: a busy machine makes queries wait
+        webapp_url: str | None = None,
     ) -> None:
         self.api = api
         self.database = database
@@ -40,6 +41,7 @@ class RunningBot:
         self.challenge_sync_interval = challenge_sync_interval
         self.hint_workers_at_start = hint_workers_at_start
         self.database_wait = database_wait
+        self.webapp_url = webapp_url
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
@@ -55,6 +57,7 @@ class RunningBot:
             challenge_sync_interval=self.challenge_sync_interval,
             hint_workers_at_start=self.hint_workers_at_start,
             database_wait=self.database_wait,
+            webapp_url=self.webapp_url,
         )
         self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()

@@ -242,6 +242,10 @@
           node.classList.add("kb-url");
           node.title = "Pick a chat to share in";
           node.addEventListener("click", () => pickChat(button.switch_inline_query));
+        } else if (button.web_app !== undefined) {
+          node.classList.add("kb-url");
+          node.title = "Open the Mini App";
+          node.addEventListener("click", () => openMiniApp(button.web_app.url));
         } else {
           node.disabled = true;
           node.title = "This kind of button does nothing in the playground";
@@ -485,6 +489,43 @@
     }
   }
 
+  // ----- the Mini App ---------------------------------------------------------------------
+
+  // A web_app button opens the page in a phone-sized frame, as Telegram would, signed for
+  // the current player; a service worker gives the frame the emulator's Telegram script.
+  async function miniAppWorker() {
+    const registration = await navigator.serviceWorker.register("/telegram-sw.js", { scope: "/" });
+    const worker = registration.active || registration.waiting || registration.installing;
+    if (worker.state !== "activated") {
+      await new Promise((resolve) => {
+        worker.addEventListener("statechange", () => { if (worker.state === "activated") resolve(); });
+      });
+    }
+  }
+
+  function closeMiniApp() {
+    const frame = $("mini-app");
+    frame.hidden = true;
+    $("mini-app-frame").src = "about:blank";
+  }
+
+  async function openMiniApp(url) {
+    try {
+      await miniAppWorker();
+      const theme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+      const query = new URLSearchParams({ user_id: state.me, url, theme });
+      const launch = await call(`/api/webapp?${query}`);
+      $("mini-app-frame").src = launch.url;
+      $("mini-app").hidden = false;
+    } catch (error) {
+      toast(`The Mini App did not open: ${error.message}`);
+    }
+  }
+
+  window.addEventListener("message", (event) => {
+    if (event.origin === location.origin && event.data && event.data.webApp === "close") closeMiniApp();
+  });
+
   // t.me deep links to our bot act like in Telegram: open the chat and send /start <payload>.
   function openUrl(url) {
     let parsed;
@@ -715,6 +756,7 @@
     connect();
     $("player").addEventListener("change", (event) => selectPlayer(Number(event.target.value)));
     $("edit-player").addEventListener("click", editPlayer);
+    $("mini-app-close").addEventListener("click", closeMiniApp);
     $("player-form").addEventListener("submit", savePlayer);
     $("player-cancel").addEventListener("click", () => { $("player-form").hidden = true; });
     $("menu-button").addEventListener("click", () => {

@@ -1,0 +1,285 @@
+"""The Mini App's JSON API: every call proves who sends it, then makes one service call.
+
+Each call is a POST with a small JSON body carrying the page's `initData` (see initdata.py).
+What comes back is the game as committed, so the page always draws what the database holds:
+
+- 400 for a body that is not what the API takes, 413 for one over `MAX_BODY` bytes;
+- 401 for initData that proves nothing, 403 for another player's game, 404 for no such game;
+- 429 (with Retry-After) once the player's taps, which chat and page share, run out.
+
+Nothing here knows Telegram's handlers: what the chat must see after a call (the board
+redrawn through the pacer, the card sent) is done by the `Chat` the bot hands in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+
+import engine
+from bot.delivery.throttle import Throttle
+from bot.models import Action, StoredGame
+from bot.presentation import render
+from bot.presentation import webapp as texts
+from bot.presentation.i18n import Translator, resolve_language, translator
+from bot.services.games import GameService, TapResult, TapStatus, move_number
+from bot.services.hints import HintService
+from bot.services.players import PlayerService
+from bot.web.server import BodyRefused, RouteSet, read_body
+from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
+
+STATIC = Path(__file__).parent / "static"
+# Where the page is, under the bot's web server (and so under WEBAPP_URL).
+PAGE_PATH = "/app"
+# The largest body the page sends is a move: initData (under 1 KB) and a few fields.
+MAX_BODY = 8 * 1024
+# Seconds the whole body may take to arrive once its headers have.
+BODY_TIMEOUT = 10.0
+ACTIONS: frozenset[str] = frozenset(engine.ACTION_CODES)
+# Seconds a throttled page waits before it sends again (a bucket refills a tap in 0.1 s).
+RETRY_AFTER = 1
+
+
+class Chat(Protocol):
+    """What the chat shows of the page's game: its board message, and the shared card."""
+
+    async def redraw(self, stored: StoredGame, language: str) -> None:
+        """Bring the game's board message up to date, paced and coalesced."""
+
+    async def moved(self, result: TapResult, language: str) -> None:
+        """After a committed move: the redraw, and what else a tap would update."""
+
+    async def share(self, stored: StoredGame, language: str) -> bool:
+        """Send the game's card into its chat; False if there is nothing to show yet."""
+
+
+@dataclass
+class WebApp:
+    """What the API works with: the bot's own services and throttles, and its token."""
+
+    token: str
+    games: GameService
+    players: PlayerService
+    hints: HintService
+    throttle: Throttle  # taps per user, the same buckets as the chat's buttons
+    hint_throttle: Throttle
+    chat: Chat
+    max_age: float = DEFAULT_MAX_AGE
+    clock: Callable[[], float] = field(default=time.time)
+
+
+class Refused(Exception):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+def _refused(status: int, reason: str) -> web.Response:
+    headers = {"Retry-After": str(RETRY_AFTER)} if status == 429 else None
+    return web.json_response({"error": reason}, status=status, headers=headers)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    raw = await read_body(request, MAX_BODY, BODY_TIMEOUT)
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Refused(400, "not_json") from error
+    if not isinstance(body, dict):
+        raise Refused(400, "not_an_object")
+    return body
+
+
+def _integer(body: dict[str, Any], name: str, *, optional: bool = False) -> int | None:
+    value = body.get(name)
+    if value is None and optional:
+        return None
+    if type(value) is not int or not 0 <= value < 1 << 63:
+        raise Refused(400, f"bad_{name}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A verified request: who sent it, in which language, and its body."""
+
+    user: WebAppUser
+    language: str
+    body: dict[str, Any]
+
+
+class Api:
+    def __init__(self, webapp: Callable[[], WebApp]) -> None:
+        self._webapp = webapp
+
+    @property
+    def app(self) -> WebApp:
+        return self._webapp()
+
+    async def _call(self, request: web.Request) -> Call:
+        body = await _body(request)
+        app = self.app
+        init_data = body.get("initData")
+        try:
+            user = verify(
+                init_data if isinstance(init_data, str) else "", app.token, app.clock(), app.max_age
+            )
+        except InitDataError as error:
+            raise Refused(401, "unauthorized") from error
+        if not app.throttle.allow(user.id):
+            raise Refused(429, "too_many")
+        player = await app.players.player(user.id)
+        return Call(user, resolve_language(player.language, user.language_code), body)
+
+    async def _game(self, call: Call) -> StoredGame:
+        game_id = _integer(call.body, "game", optional=True)
+        if game_id is None:  # the menu button: the player's game in their private chat
+            return await self.app.games.current_or_start(call.user.id, call.user.id)
+        stored = await self.app.games.saved(game_id)
+        if stored is None:
+            raise Refused(404, "no_such_game")
+        if stored.owner_id != call.user.id:
+            raise Refused(403, "not_yours")
+        return stored
+
+    async def _state(
+        self, stored: StoredGame, language: str, result: TapResult | None = None
+    ) -> dict[str, Any]:
+        best = await self.app.games.best_score(stored.owner_id, stored.game.size)
+        state = texts.state(translator(language), stored, best, move_number(stored))
+        if result is not None:
+            state["status"] = str(result.status)
+            state["outcome"] = None if result.outcome is None else str(result.outcome)
+            state["toast"] = _toast(translator(language), result)
+        return state
+
+    def handler(
+        self, work: Callable[[Call], Awaitable[dict[str, Any]]]
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
+            try:
+                return web.json_response(await work(await self._call(request)))
+            except Refused as refused:
+                return _refused(refused.status, refused.reason)
+            except BodyRefused as refused:
+                return refused.response
+
+        return handle
+
+    async def open(self, call: Call) -> dict[str, Any]:
+        """The game and every text the page shows, in the player's language."""
+        stored = await self._game(call)
+        state = await self._state(stored, call.language)
+        state["texts"] = texts.page_texts(translator(call.language))
+        state["language"] = call.language
+        return state
+
+    async def move(self, call: Call) -> dict[str, Any]:
+        stored = await self._game(call)
+        action = call.body.get("action")
+        if action not in ACTIONS:
+            raise Refused(400, "bad_action")
+        number = _integer(call.body, "seq")
+        assert number is not None
+        chosen: Action = action  # type: ignore[assignment]
+        result = await self.app.games.tap_at(
+            stored.chat_id, call.user.id, stored.id, chosen, number
+        )
+        return await self._answer(call, stored, result)
+
+    async def _answer(self, call: Call, stored: StoredGame, result: TapResult) -> dict[str, Any]:
+        if result.changed and result.stored is not None:
+            await self.app.chat.moved(result, call.language)
+        latest = result.stored or await self.app.games.saved(stored.id) or stored
+        return await self._state(latest, call.language, result)
+
+    async def hint(self, call: Call) -> dict[str, Any]:
+        stored = await self._game(call)
+        app = self.app
+        if not app.hint_throttle.allow(call.user.id):
+            raise Refused(429, "too_many_hints")
+        position = await app.games.hint_position(stored.chat_id, call.user.id, stored.id)
+        if position.status is not TapStatus.SEARCH or position.stored is None:
+            return await self._answer(call, stored, position)
+        searched = position.stored
+        direction = await app.hints.suggest(searched.game.board, searched.game.size)
+        saved = None if direction is None else await app.games.save_hint(searched, direction)
+        if saved is not None:
+            await app.chat.redraw(saved, call.language)
+        state = await self._state(saved or searched, call.language)
+        state["toast"] = texts.hint_toast(translator(call.language), direction, saved)
+        return state
+
+    async def new(self, call: Call) -> dict[str, Any]:
+        """A new game where the page's game is; sent again, it is the same new game."""
+        stored = await self._game(call)
+        size = _integer(call.body, "size")
+        if size not in engine.SIZES:
+            raise Refused(400, "bad_size")
+        delivery = f"wn{stored.id}:{move_number(stored)}"
+        started = await self.app.games.start(stored.chat_id, call.user.id, size, delivery)
+        await self.app.chat.redraw(started, call.language)
+        return await self._state(started, call.language)
+
+    async def share(self, call: Call) -> dict[str, Any]:
+        stored = await self._game(call)
+        shared = await self.app.chat.share(stored, call.language)
+        state = await self._state(stored, call.language)
+        state["toast"] = texts.share_toast(translator(call.language), shared)
+        return state
+
+
+def _toast(t: Translator, result: TapResult) -> str | None:
+    """What a move's answer says besides the board, if anything."""
+    if result.status is TapStatus.APPLIED:
+        return render.outcome_toast(t, result.outcome)
+    if result.status is TapStatus.HINTS_OFF:
+        return t._("Hints are off in challenges: everyone plays on their own.")
+    if result.status is TapStatus.CHALLENGE_OVER:
+        return t._("This challenge has ended. Your score counts as it stands.")
+    if result.status is TapStatus.OLD_GAME:
+        return t._("This board is from a game that has ended.")
+    return None  # a stale move: the page simply shows the game as it is now
+
+
+# The page loads its own files and Telegram's script, and talks to its own server only.
+# Telegram's web clients show Mini Apps in a frame, so framing is left to them.
+PAGE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
+        "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+async def _index(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+
+
+def webapp_routes(webapp: Callable[[], WebApp], prefix: str = PAGE_PATH) -> RouteSet:
+    """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/.
+
+    `webapp` is asked for at each call: the playground serves the routes from before its bot
+    has started.
+    """
+    api = Api(webapp)
+    calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
+    calls["share"] = api.share
+
+    def register(app: web.Application) -> None:
+        app.router.add_get(f"{prefix}/", _index)
+        app.router.add_static(f"{prefix}/static", STATIC)
+        for name, work in calls.items():
+            app.router.add_post(f"{prefix}/api/{name}", api.handler(work))
+
+    return register
