@@ -229,8 +229,10 @@ def build_application(config: Config) -> Application:
     )
     if config.webhook is None:
         # Different chats are served concurrently, each chat's updates one at a time in order.
+        # Two connections: at shutdown the long poll being cancelled may still hold one while
+        # the last call, which confirms what was fetched, needs the other.
         builder = builder.concurrent_updates(ChatOrderedProcessor()).get_updates_request(
-            WatchedRequest(calls, connection_pool_size=1)
+            WatchedRequest(calls, connection_pool_size=2)
         )
     else:
         # The same, and each webhook request is answered once its update is handled, so

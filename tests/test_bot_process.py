@@ -15,6 +15,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.emulator import FakeBotApi
+from bot.services.workers import RENDERS_QUEUED
 from bot.storage import open_storage
 from tests.support.boards import grid
 from tests.support.harness import User, eventually
@@ -300,8 +301,15 @@ async def test_sigterm_with_replays_queued_drops_them_and_exits_cleanly(api, tmp
         for user_id in players:
             User(api, user_id, f"Player {user_id}")
             api.send_text(user_id, user_id, "/replay")
-        # Each replay has begun: its "sending a video" shows.
-        await eventually(lambda: len(api.find_requests("sendChatAction")) == 11, timeout=60)
+        # As many replays as the picture queue holds have begun ("sending a video" shows),
+        # and every other player was told at once to come back in a minute.
+        await eventually(
+            lambda: (
+                len(api.find_requests("sendChatAction")) == RENDERS_QUEUED
+                and len(api.find_requests("sendMessage")) == len(players) - RENDERS_QUEUED
+            ),
+            timeout=60,
+        )
     except BaseException:
         process.kill()
         raise

@@ -39,6 +39,7 @@ class Hook:
         )
         self.open_files = open_files
         self.process: asyncio.subprocess.Process | None = None
+        self._stderr: asyncio.Task[bytes] | None = None
 
     def _limit(self) -> None:
         if self.open_files is not None:
@@ -57,17 +58,22 @@ class Hook:
             stderr=asyncio.subprocess.PIPE,
             preexec_fn=self._limit,
         )
+        # Read all along: a log pipe nobody empties would stop the bot at its next line.
+        assert self.process.stderr is not None
+        self._stderr = asyncio.create_task(self.process.stderr.read())
         await self.api.wait_request("setWebhook", after=mark, timeout=30)
         self.api.webhook_targets = [f"http://127.0.0.1:{self.port}/telegram"]
         return self
 
     async def __aexit__(self, *_: object) -> None:
-        assert self.process is not None
+        assert self.process is not None and self._stderr is not None
         await terminate(self.process)
+        await asyncio.wait_for(self._stderr, timeout=60)
 
     async def stderr(self) -> str:
-        assert self.process is not None and self.process.stderr is not None
-        return (await self.process.stderr.read()).decode()
+        """Everything the process wrote to stderr (once it has ended)."""
+        assert self._stderr is not None
+        return (await asyncio.wait_for(self._stderr, timeout=60)).decode()
 
     def rss_mib(self) -> float:
         assert self.process is not None
@@ -77,7 +83,9 @@ class Hook:
         raise AssertionError("no VmRSS")
 
     async def raw(self, head: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", self.port), timeout=30
+        )
         writer.write(head.encode())
         await writer.drain()
         return reader, writer
@@ -169,7 +177,7 @@ async def test_a_slow_body_times_out_and_slow_connections_lock_nobody_out(api, t
         board = await anna.open_board()
         assert board.text
         async with (
-            aiohttp.ClientSession() as session,
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session,
             session.get(f"http://127.0.0.1:{hook.port}/healthz") as response,
         ):
             assert response.status == 200
