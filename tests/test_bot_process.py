@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from tests.support.processes import (
     PUBLIC_URL,
     ROOT,
     SECRET,
+    free_port,
     refused_setting,
     stop_cleanly,
 )
@@ -219,12 +219,6 @@ async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api
     assert "Conflict" not in await stop_cleanly(first)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def _bot_process(env: dict[str, str]) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=_env(**env), stderr=asyncio.subprocess.PIPE
@@ -265,7 +259,7 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
         "LOG_LEVEL": "WARNING",
     }
     if mode == "webhook":
-        port = _free_port()
+        port = free_port()
         env.update(WEBHOOK_URL=PUBLIC_URL, WEBHOOK_SECRET=SECRET, PORT=str(port))
         api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
     process = await _bot_process(env)
@@ -341,7 +335,7 @@ async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, t
 
 
 async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_path):
-    port = _free_port()  # nothing listens here until the "network" comes up
+    port = free_port()  # nothing listens here until the "network" comes up
     api = FakeBotApi()
     process = await _bot_process(
         dict(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.support.databases import Database
@@ -56,10 +58,25 @@ async def start_bot_process(api, database: Database) -> asyncio.subprocess.Proce
     return process
 
 
+def _worker_ports() -> Iterator[int]:
+    """This test process's ports: below Linux's ephemeral range (32768 and up), so no outgoing
+    connection takes one meanwhile, and a slice of their own for each pytest-xdist worker, so
+    a port one worker found free is not handed to a bot process of another."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    first = 20_000 + 1_500 * (worker % 8)
+    return itertools.cycle(range(first, first + 1_500))
+
+
+_PORTS = _worker_ports()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port nothing listens on now, for a bot process of this test to listen on."""
+    while True:
+        port = next(_PORTS)
+        with socket.socket() as probe, contextlib.suppress(OSError):
+            probe.bind(("127.0.0.1", port))
+            return port
 
 
 class WebhookProcess:
