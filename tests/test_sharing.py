@@ -7,6 +7,7 @@ state plus the held card.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -134,6 +135,13 @@ async def test_replay_sends_the_whole_game_as_an_animation_once(api, bot):
     check_tiles(frames[-1], images.card_figures(game, 0, "Anna"), tolerance=8)
     assert sent.result["animation"]["width"] == images.WIDTH
 
+    # Asked again once the first is done and its file id saved (a player's pictures are
+    # drawn one at a time): sent again by that id.
+    async def saved() -> None:
+        while not await count_rows(bot.database, "shared_files"):
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(saved(), timeout=30)
     api.send_text(101, 101, "/replay")
     again = await api.wait_request("sendAnimation", chat_id=101, timeout=30)
     assert again.params["animation"] == sent.result["animation"]["file_id"]
