@@ -33,7 +33,7 @@ from bot.presentation.render import LADDER
 from tests.support.boards import shown_board
 from tests.support.databases import stored_game
 from tests.support.harness import eventually
-from tests.support.processes import ROOT, stop_cleanly
+from tests.support.processes import ROOT, playground_env, start_playground, stop_cleanly
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -249,26 +249,9 @@ async def test_a_restarted_playground_never_reuses_a_message_id(tmp_path, monkey
 # ----- the command line ----------------------------------------------------------------------
 
 
-def _env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
-    env.update(values)
-    return env
-
-
 async def test_python_m_bot_playground_serves_the_page_and_stops_on_sigterm(tmp_path, http):
     database = tmp_path / "playground.sqlite3"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "--playground",
-        "--port",
-        "0",
-        cwd=ROOT,
-        env=_env(BOT_DATABASE=str(database), LOG_LEVEL="WARNING"),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await start_playground(ROOT, BOT_DATABASE=str(database), LOG_LEVEL="WARNING")
     try:
         line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
         found = re.fullmatch(
@@ -305,7 +288,7 @@ def test_playground_mistakes_are_one_line_and_exit_code_2(tmp_path, args, env, m
         done = subprocess.run(
             [sys.executable, "-m", "bot", *(a.replace("{busy}", port) for a in args)],
             cwd=ROOT,
-            env=_env(BOT_DATABASE=str(tmp_path / "db.sqlite3"), **env),
+            env=playground_env(BOT_DATABASE=str(tmp_path / "db.sqlite3"), **env),
             capture_output=True,
             text=True,
             timeout=60,

@@ -3,35 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
-from tests.support.processes import ROOT, refused_at_start, stop_cleanly
+from tests.support.processes import refused_at_start, start_playground, stop_cleanly
 
 OPEN = "2048 playground: open "
-
-
-def playground_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_", "LOG_"))}
-    env.update(values)
-    return env
-
-
-async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Process:
-    """A playground in `folder` (its default database is there), on a free port."""
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "--playground",
-        "--port",
-        "0",
-        cwd=folder,
-        env=playground_env(PYTHONPATH=str(ROOT), **env),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def refused(folder: Path, **env: str) -> str:

@@ -195,3 +195,26 @@ async def terminate(process: asyncio.subprocess.Process) -> None:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+def playground_env(**values: str) -> dict[str, str]:
+    """This environment without the bot's settings, then `values`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_", "LOG_"))}
+    env.update(values)
+    return env
+
+
+async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Process:
+    """A playground in `folder` (its default database is there), on a free port."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--playground",
+        "--port",
+        "0",
+        cwd=folder,
+        env=playground_env(PYTHONPATH=str(ROOT), **env),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
