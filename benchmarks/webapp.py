@@ -36,10 +36,10 @@ from aiohttp import web
 
 from benchmarks import tap
 from bot.app import build_application
-from bot.delivery.throttle import Throttle
 from bot.emulator import FakeBotApi
 from bot.emulator.webapp import LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, init_data, launch_url
 from bot.playground.runner import polling
+from bot.transport.throttle import Throttle
 from bot.web.server import build_web_app
 from bot.webapp.api import PAGE_PATH, STATIC, webapp_routes
 

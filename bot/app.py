@@ -20,12 +20,6 @@ from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 
 from bot import handlers, metrics
 from bot.config import Config
-from bot.delivery.calls import TelegramCalls, WatchedRequest
-from bot.delivery.pacer import Pacer
-from bot.delivery.ratelimit import ChatRateLimiter
-from bot.delivery.throttle import Throttle
-from bot.delivery.updates import ChatOrderedProcessor
-from bot.delivery.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.handlers.announcements import catch_up
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
@@ -44,6 +38,12 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
+from bot.transport.calls import TelegramCalls, WatchedRequest
+from bot.transport.pacer import Pacer
+from bot.transport.ratelimit import ChatRateLimiter
+from bot.transport.throttle import Throttle
+from bot.transport.updates import ChatOrderedProcessor
+from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.webapp.api import PAGE_PATH, WebApp
 
 if TYPE_CHECKING:

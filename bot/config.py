@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.delivery.pacer import TELEGRAM_PACE, Pace
+from bot.transport.pacer import TELEGRAM_PACE, Pace
 from bot.webapp.initdata import DEFAULT_MAX_AGE
 
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")

@@ -20,8 +20,8 @@ from telegram.ext import Application
 
 from bot.app import build_application
 from bot.config import Config, Webhook
-from bot.delivery.calls import TelegramCalls
 from bot.startup import TokenRejected
+from bot.transport.calls import TelegramCalls
 from bot.web.metrics import metrics_routes
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app

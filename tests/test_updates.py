@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from telegram import Chat, Message, Update
 
-from bot.delivery.updates import ChatOrderedProcessor
+from bot.transport.updates import ChatOrderedProcessor
 
 
 def _update(update_id: int, chat_id: int) -> Update:

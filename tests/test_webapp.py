@@ -22,12 +22,12 @@ from aiohttp import web
 import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
 from bot.config import Config, ConfigError, load_config
-from bot.delivery.throttle import Throttle
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
 from bot.presentation.i18n import translator
 from bot.services.games import move_number
 from bot.storage import open_storage
+from bot.transport.throttle import Throttle
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
 from bot.webapp.api import PAGE_PATH

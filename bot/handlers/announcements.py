@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable
 from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
-from bot.delivery.pacer import Job
 from bot.handlers.context import Services
 from bot.models import Obligation
 from bot.storage import StorageUnavailable
+from bot.transport.pacer import Job
 
 log = logging.getLogger(__name__)
 Sender = Callable[[Bot, Services, Obligation], Awaitable[None]]

@@ -22,7 +22,6 @@ from telegram.error import (
 )
 from telegram.ext import Application
 
-from bot.delivery.pacer import Job
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import delivery_key
@@ -46,6 +45,7 @@ from bot.services.challenges import (
     payload,
 )
 from bot.services.outbox import CARD, FINAL_CARD, WINNER
+from bot.transport.pacer import Job
 
 log = logging.getLogger(__name__)
 CARD_TOP = 10

@@ -13,9 +13,6 @@ from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
-from bot.delivery.calls import TelegramCalls
-from bot.delivery.pacer import Pacer
-from bot.delivery.throttle import Throttle
 from bot.models import Player
 from bot.presentation.i18n import Translator
 from bot.services.challenges import ChallengeService
@@ -27,6 +24,9 @@ from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
+from bot.transport.calls import TelegramCalls
+from bot.transport.pacer import Pacer
+from bot.transport.throttle import Throttle
 from bot.webapp.api import WebApp
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)

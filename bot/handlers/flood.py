@@ -5,7 +5,7 @@ sending /help three hundred times would otherwise queue replies for a quarter of
 Inline queries (one per keystroke) have a throttle per user too. Taps of every kind have
 their own, more generous throttle per user: most cost no message in the chat, and those that
 post one (a size menu, a board) post at most one of each per player at a time
-(bot/delivery/pacer.py). Either way a script's flood is refused before it costs a database
+(bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
 write.
 """
 

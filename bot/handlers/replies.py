@@ -1,6 +1,6 @@
 """What handlers send: replies and swaps at the chat's pace, answers at once.
 
-Replies and edits of the tapped message go into the chat's queue (bot/delivery/pacer.py) and
+Replies and edits of the tapped message go into the chat's queue (bot/transport/pacer.py) and
 the handler returns, so no update waits for the chat's pace or a flood wait; a queued reply
 that fails reaches the error handler with its update, as if the handler had sent it. Answers
 to taps are never paced. A tap Telegram no longer accepts, a message already replaced by a
@@ -15,9 +15,9 @@ from collections.abc import Hashable
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
-from bot.delivery.pacer import Job
 from bot.handlers.bookkeeping import delivery_key
 from bot.handlers.context import BotContext
+from bot.transport.pacer import Job
 
 log = logging.getLogger(__name__)
 

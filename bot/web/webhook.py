@@ -5,7 +5,7 @@ a header parse and nothing else. Telegram's updates are small: a body beyond
 `MAX_UPDATE_BYTES`, or one that trickles in slower than `BODY_TIMEOUT`, is refused.
 
 The request is answered only once its update has been handled: the Application's update
-queue (bot/delivery/webhook.py) returns from `put` then. Telegram sends a chat's next update
+queue (bot/transport/webhook.py) returns from `put` then. Telegram sends a chat's next update
 only after that answer, which keeps each chat's order across several processes.
 """
 

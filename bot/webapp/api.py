@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from aiohttp import web
 
 import engine
-from bot.delivery.throttle import Throttle
 from bot.models import Action, StoredGame
 from bot.presentation import render
 from bot.presentation import webapp as texts
@@ -31,6 +30,7 @@ from bot.presentation.i18n import Translator, resolve_language, translator
 from bot.services.games import GameService, TapResult, TapStatus, move_number
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
+from bot.transport.throttle import Throttle
 from bot.web.server import BodyRefused, RouteSet, read_body
 from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 

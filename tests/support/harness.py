@@ -10,10 +10,10 @@ from typing import Any
 
 from bot.app import build_application
 from bot.config import Config
-from bot.delivery.pacer import TELEGRAM_PACE, Pace
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.playground.runner import polling
+from bot.transport.pacer import TELEGRAM_PACE, Pace
 from tests.support.boards import button_data
 from tests.support.databases import Database
 

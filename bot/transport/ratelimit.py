@@ -21,7 +21,7 @@ from cachetools import TLRUCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from bot.delivery.pacer import Pacer, retry_seconds
+from bot.transport.pacer import Pacer, retry_seconds
 
 log = logging.getLogger(__name__)
 JSON = bool | dict[str, Any] | list[dict[str, Any]]

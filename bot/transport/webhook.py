@@ -20,7 +20,7 @@ from typing import Any
 
 from telegram import Update
 
-from bot.delivery.updates import MAX_CONCURRENT_UPDATES, ChatOrderedProcessor
+from bot.transport.updates import MAX_CONCURRENT_UPDATES, ChatOrderedProcessor
 
 log = logging.getLogger(__name__)
 # Telegram gives up on a webhook request after about a minute and sends the update again;
