@@ -38,9 +38,9 @@ from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
-from bot.transport.calls import TelegramCalls, WatchedRequest
 from bot.transport.pacer import Pacer
 from bot.transport.ratelimit import ChatRateLimiter
+from bot.transport.telegram_health import TelegramHealth, WatchedRequest
 from bot.transport.throttle import Throttle
 from bot.transport.updates import ChatOrderedProcessor
 from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
@@ -201,7 +201,7 @@ def build_application(config: Config) -> Application:
     pacer = Pacer(config.pace)
     # A network blip or a Bot API restart is no trouble; two of the longest pauses between
     # attempts to reach Telegram (TELEGRAM_RETRY_MAX_SECONDS) without an answer are.
-    calls = TelegramCalls(patience=2 * config.telegram_retry_max)
+    calls = TelegramHealth(patience=2 * config.telegram_retry_max)
     metrics.PACER_QUEUED.set_function(lambda: pacer.backlog()[0])
     metrics.PACER_LONGEST_WAIT.set_function(lambda: pacer.backlog()[1])
     metrics.FLOOD_WAITS.set_function(pacer.flood_waits)

@@ -21,7 +21,7 @@ from telegram.ext import Application
 from bot.app import build_application
 from bot.config import Config, Webhook
 from bot.startup import TokenRejected
-from bot.transport.calls import TelegramCalls
+from bot.transport.telegram_health import TelegramHealth
 from bot.web.metrics import metrics_routes
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
@@ -104,7 +104,7 @@ async def _serve(
     log.info("running")
 
 
-async def _until(stop: asyncio.Event, calls: TelegramCalls) -> None:
+async def _until(stop: asyncio.Event, calls: TelegramHealth) -> None:
     """Wait for a stop signal or for Telegram to refuse the token, whichever comes first."""
     waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(calls.token_refused.wait())]
     try:

@@ -24,8 +24,8 @@ from bot.services.players import PlayerService
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
-from bot.transport.calls import TelegramCalls
 from bot.transport.pacer import Pacer
+from bot.transport.telegram_health import TelegramHealth
 from bot.transport.throttle import Throttle
 from bot.webapp.api import WebApp
 
@@ -73,7 +73,7 @@ class BotData:
 
     services: Services | None = None
     webapp: WebApp | None = None  # what the Mini App's API works with, once started
-    telegram: TelegramCalls | None = None  # how the calls to Telegram went
+    telegram: TelegramHealth | None = None  # how the calls to Telegram went
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """GET /healthz: whether this process can do its job, for the platform that runs it.
 
 200 "ok" when the database answers and Telegram answered the last call (or has been
-unreachable only briefly while the calls are retried: bot/transport/calls.py); else 503
+unreachable only briefly while the calls are retried: bot/transport/telegram_health.py); else 503
 with one line saying which. Anyone may ask: the answer names no token, address or person.
 """
 

@@ -23,7 +23,7 @@ from bot.metrics import TOO_MANY_REQUESTS
 _REFUSED = (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND)
 
 
-class TelegramCalls:
+class TelegramHealth:
     """The outcome of the latest calls: answered, failing since when, or the token refused."""
 
     def __init__(self, patience: float, clock: Callable[[], float] = time.monotonic) -> None:
@@ -62,7 +62,7 @@ class TelegramCalls:
 class WatchedRequest(HTTPXRequest):
     """python-telegram-bot's HTTP client, telling `calls` how each request went."""
 
-    def __init__(self, calls: TelegramCalls, **kwargs: Any) -> None:
+    def __init__(self, calls: TelegramHealth, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._calls = calls
 
