@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from benchmarks.memory import ROOT, bot_environment, rss_mib
+from bot.config import TELEGRAM_PACE
 from bot.emulator import TELEGRAM_LIMITS, FakeBotApi, RecordedRequest
-from bot.transport.pacer import TELEGRAM_PACE
 from tests.support.databases import count_rows
 from tests.support.harness import User
 

@@ -40,8 +40,8 @@ from bot.emulator import FakeBotApi
 from bot.emulator.webapp import LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, init_data, launch_url
 from bot.playground.runner import polling
 from bot.transport.throttle import Throttle
+from bot.web.miniapp.api import PAGE_PATH, STATIC, webapp_routes
 from bot.web.server import build_web_app
-from bot.webapp.api import PAGE_PATH, STATIC, webapp_routes
 
 CHROMIUM = "/usr/bin/chromium"
 DIRECTIONS = ("left", "up", "right", "down")

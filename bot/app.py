@@ -44,7 +44,7 @@ from bot.transport.telegram_health import TelegramHealth, WatchedRequest
 from bot.transport.throttle import Throttle
 from bot.transport.updates import ChatOrderedProcessor
 from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
-from bot.webapp.api import PAGE_PATH, WebApp
+from bot.web.miniapp.api import PAGE_PATH, WebApp
 
 if TYPE_CHECKING:
     from bot.storage.postgres import UpdatesLock

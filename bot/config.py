@@ -8,13 +8,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.transport.pacer import TELEGRAM_PACE, Pace
-from bot.webapp.initdata import DEFAULT_MAX_AGE
-
+# initData older than this is refused unless the operator sets another age (WEBAPP_MAX_AGE).
+DEFAULT_INITDATA_MAX_AGE = 24 * 3600.0
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.
 SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """A chat's budget: `burst` at once, then `private_per_second` or `group_per_minute`.
+
+    After a 429 the chat goes at half its pace (at most `slowest` of it after repeated ones)
+    with no burst; each `recovery` seconds without another 429 doubles it back.
+    """
+
+    burst: float = 5.0
+    private_per_second: float = 1.0
+    group_per_minute: float = 20.0
+    recovery: float = 300.0
+    slowest: float = 1 / 8
+
+    def per_second(self, chat_id: int) -> float:
+        """Private chats (positive ids) have their own pace; groups and channels share one."""
+        return self.private_per_second if chat_id > 0 else self.group_per_minute / 60
+
+
+TELEGRAM_PACE = Pace()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +184,7 @@ class Config:
     # Swipe button.
     webapp_url: str | None = None
     # Seconds a Mini App's initData is accepted after Telegram signed it (WEBAPP_MAX_AGE).
-    webapp_max_age: float = DEFAULT_MAX_AGE
+    webapp_max_age: float = DEFAULT_INITDATA_MAX_AGE
     # The web server's port when polling (PORT); None: no web server. Webhook mode always
     # has one, on the webhook's port.
     web_port: int | None = None

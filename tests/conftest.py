@@ -14,8 +14,8 @@ import logging
 
 import pytest
 
+from bot.config import TELEGRAM_PACE
 from bot.emulator import TELEGRAM_LIMITS, FakeBotApi
-from bot.transport.pacer import TELEGRAM_PACE
 from tests.support.databases import BACKENDS, check_replays, fresh_postgres_database
 from tests.support.harness import RunningBot
 

@@ -10,7 +10,7 @@ import asyncio
 import random
 import time
 
-from bot.transport.pacer import TELEGRAM_PACE
+from bot.config import TELEGRAM_PACE
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import put_board, stored_game
 from tests.support.group_flood import COMMANDS, taps_during_a_group_flood

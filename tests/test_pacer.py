@@ -8,7 +8,8 @@ import time
 
 from telegram.error import RetryAfter
 
-from bot.transport.pacer import Pace, Pacer
+from bot.config import Pace
+from bot.transport.pacer import Pacer
 
 FAST = Pace(burst=3, private_per_second=20, group_per_minute=600, recovery=0.6)
 # A drain that gives up only if something is broken: its jobs are due at once, or soon.

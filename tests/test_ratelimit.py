@@ -8,7 +8,8 @@ import time
 import pytest
 from telegram.error import RetryAfter
 
-from bot.transport.pacer import Pace, Pacer
+from bot.config import Pace
+from bot.transport.pacer import Pacer
 from bot.transport.ratelimit import ChatRateLimiter
 
 PACE = Pace(burst=3, private_per_second=20, group_per_minute=180)

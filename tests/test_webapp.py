@@ -21,17 +21,17 @@ from aiohttp import web
 
 import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
-from bot.config import Config, ConfigError, load_config
+from bot.config import DEFAULT_INITDATA_MAX_AGE, Config, ConfigError, load_config
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
 from bot.presentation.i18n import translator
 from bot.services.games import move_number
 from bot.storage import open_storage
 from bot.transport.throttle import Throttle
+from bot.web.miniapp.api import PAGE_PATH
+from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
-from bot.webapp.api import PAGE_PATH
-from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
@@ -371,7 +371,7 @@ def test_initdata_is_checked_as_telegram_documents():
     digest = urllib.parse.parse_qs(init)["hash"][0]
     assert verify(init, token, now=1700000000 + 60) == WebAppUser(101, "Anna", "nl")
     with pytest.raises(InitDataError):
-        verify(init, token, now=1700000000 + DEFAULT_MAX_AGE + 1)
+        verify(init, token, now=1700000000 + DEFAULT_INITDATA_MAX_AGE + 1)
     with pytest.raises(InitDataError):
         verify(init + "&extra=1", token, now=1700000000)
     with pytest.raises(InitDataError):

@@ -24,7 +24,7 @@ from PIL import Image
 import engine
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
-from bot.webapp.api import PAGE_PATH, STATIC
+from bot.web.miniapp.api import PAGE_PATH, STATIC
 from tests.support.boards import shown_board
 from tests.support.databases import put_board, stored_game, without_clock
 from tests.support.harness import User, eventually

@@ -27,7 +27,7 @@ from bot.storage import Storage
 from bot.transport.pacer import Pacer
 from bot.transport.telegram_health import TelegramHealth
 from bot.transport.throttle import Throttle
-from bot.webapp.api import WebApp
+from bot.web.miniapp.api import WebApp
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 # How long an inline answer is kept, by Telegram (`cache_time`) and by the bot alike, and

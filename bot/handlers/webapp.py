@@ -1,6 +1,6 @@
 """The chat's side of the Mini App: the board message catches up, and 📤 sends the card.
 
-The Mini App's API (bot/webapp/) knows nothing of Telegram's handlers; the bot hands it this
+The Mini App's API (bot/web/miniapp/) knows nothing of Telegram's handlers; the bot hands it this
 `ChatSide`, which does what a tap would have done for the chat: a paced, coalesced redraw of
 the game's board message (a new board when it has none), a challenge's card and a duel's
 result after a move, and the card `/share` sends.

@@ -19,7 +19,7 @@ from bot.emulator import FakeBotApi
 from bot.playground.people import populate
 from bot.playground.runner import polling
 from bot.playground.web import PlaygroundWeb
-from bot.webapp.api import webapp_routes
+from bot.web.miniapp.api import webapp_routes
 
 log = logging.getLogger(__name__)
 

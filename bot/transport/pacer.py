@@ -47,6 +47,7 @@ from typing import Protocol
 from cachetools import TLRUCache
 from telegram.error import RetryAfter
 
+from bot.config import Pace
 from bot.metrics import TAP_TO_EDIT
 from bot.storage import StorageUnavailable
 
@@ -58,28 +59,6 @@ _IN_JOB: ContextVar[bool] = ContextVar("in_pacer_job", default=False)
 # reservation, which the job's first request takes instead of reserving another.
 _RESERVED: ContextVar[list[bool] | None] = ContextVar("pacer_reserved_send", default=None)
 TRACKED_CHATS = 100_000
-
-
-@dataclass(frozen=True, slots=True)
-class Pace:
-    """A chat's budget: `burst` at once, then `private_per_second` or `group_per_minute`.
-
-    After a 429 the chat goes at half its pace (at most `slowest` of it after repeated ones)
-    with no burst; each `recovery` seconds without another 429 doubles it back.
-    """
-
-    burst: float = 5.0
-    private_per_second: float = 1.0
-    group_per_minute: float = 20.0
-    recovery: float = 300.0
-    slowest: float = 1 / 8
-
-    def per_second(self, chat_id: int) -> float:
-        """Private chats (positive ids) have their own pace; groups and channels share one."""
-        return self.private_per_second if chat_id > 0 else self.group_per_minute / 60
-
-
-TELEGRAM_PACE = Pace()
 
 
 class SharedBudgets(Protocol):

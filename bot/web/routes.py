@@ -7,9 +7,9 @@ from telegram.ext import Application
 from bot.config import Config
 from bot.web.health import health_routes
 from bot.web.metrics import metrics_routes
+from bot.web.miniapp.api import webapp_routes
 from bot.web.server import RouteSet
 from bot.web.webhook import webhook_routes
-from bot.webapp.api import webapp_routes
 
 
 def route_sets(config: Config, application: Application) -> list[RouteSet]:

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import build_application
-from bot.config import Config
+from bot.config import TELEGRAM_PACE, Config, Pace
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.playground.runner import polling
-from bot.transport.pacer import TELEGRAM_PACE, Pace
 from tests.support.boards import button_data
 from tests.support.databases import Database
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 import engine
+from bot.config import DEFAULT_INITDATA_MAX_AGE
 from bot.models import Action, StoredGame
 from bot.presentation import render
 from bot.presentation import webapp as texts
@@ -31,8 +32,8 @@ from bot.services.games import GameService, TapResult, TapStatus, move_number
 from bot.services.hints import HintService
 from bot.services.players import PlayerService
 from bot.transport.throttle import Throttle
+from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
 from bot.web.server import BodyRefused, RouteSet, read_body
-from bot.webapp.initdata import DEFAULT_MAX_AGE, InitDataError, WebAppUser, verify
 
 STATIC = Path(__file__).parent / "static"
 # Where the page is, under the bot's web server (and so under WEBAPP_URL).
@@ -70,7 +71,7 @@ class WebApp:
     throttle: Throttle  # taps per user, the same buckets as the chat's buttons
     hint_throttle: Throttle
     chat: Chat
-    max_age: float = DEFAULT_MAX_AGE
+    max_age: float = DEFAULT_INITDATA_MAX_AGE
     clock: Callable[[], float] = field(default=time.time)
 
 

@@ -15,8 +15,8 @@ import json
 import urllib.parse
 from dataclasses import dataclass
 
-# initData older than this is refused unless the operator sets another age (WEBAPP_MAX_AGE).
-DEFAULT_MAX_AGE = 24 * 3600.0
+from bot.config import DEFAULT_INITDATA_MAX_AGE
+
 # Telegram's initData is well under a kilobyte; anything far larger is not from Telegram.
 MAX_LENGTH = 4096
 
@@ -40,7 +40,9 @@ def data_check_string(fields: dict[str, str]) -> str:
     return "\n".join(f"{key}={fields[key]}" for key in sorted(fields) if key != "hash")
 
 
-def verify(init_data: str, token: str, now: float, max_age: float = DEFAULT_MAX_AGE) -> WebAppUser:
+def verify(
+    init_data: str, token: str, now: float, max_age: float = DEFAULT_INITDATA_MAX_AGE
+) -> WebAppUser:
     """The user Telegram signed this initData for; InitDataError if it proves nothing."""
     if not init_data or len(init_data) > MAX_LENGTH:
         raise InitDataError("no initData")
