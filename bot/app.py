@@ -28,12 +28,12 @@ from bot.handlers.webapp import ChatSide
 from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
-from bot.services.deliveries import KEEP_SECONDS, DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
+from bot.services.redelivery import KEEP_SECONDS, UpdateLog
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage, StorageUnavailable, open_storage
@@ -161,7 +161,7 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
         workers=workers,
         hints=HintService(workers, budget_ms=config.hint_budget_ms),
         sharing=SharingService(storage, locks, games, outbox=outbox),
-        deliveries=DeliveryLog(storage),
+        update_log=UpdateLog(storage),
         outbox=outbox,
         pacer=pacer,
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
@@ -187,7 +187,7 @@ async def _forget_idle_paces(context: BotContext) -> None:
 
 
 async def _forget_old_deliveries(context: BotContext) -> None:
-    forgotten = await context.services.deliveries.forget_old()
+    forgotten = await context.services.update_log.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
     sent = await context.services.outbox.forget_sent(time.time() - KEEP_SECONDS)
     log.debug("forgot %d announcements sent long ago", sent)

@@ -81,7 +81,7 @@ class Standing:
 
 
 @dataclass(frozen=True, slots=True)
-class Delivery:
+class FirstOutcome:
     """What the first delivery of an update did, for a later delivery of it to repeat."""
 
     outcome: str

@@ -15,12 +15,12 @@ import pytest
 from telegram import Update
 
 import engine
-from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.bookkeeping import update_key
 from bot.services.challenges import ChallengeService, JoinStatus, payload
-from bot.services.deliveries import KEEP_SECONDS, DeliveryLog
 from bot.services.games import GameService, TapStatus
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
+from bot.services.redelivery import KEEP_SECONDS, UpdateLog
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code
 from tests.support.databases import count_rows, stored_game
@@ -55,13 +55,13 @@ def test_a_delivery_is_known_by_its_query_or_message_and_an_edit_is_a_new_one():
     }
     first = Update.de_json({"update_id": 1, "message": command}, None)
     again = Update.de_json({"update_id": 1, "message": command}, None)
-    assert delivery_key(first) == delivery_key(again) == f"m{GROUP}:7"
+    assert update_key(first) == update_key(again) == f"m{GROUP}:7"
     # Changing "/new 4" into "/new 5" is a new command: it starts another game.
     edit = {**command, "text": "/new 5", "edit_date": 60}
     edited = Update.de_json({"update_id": 2, "edited_message": edit}, None)
-    assert delivery_key(edited) == f"m{GROUP}:7:60"
+    assert update_key(edited) == f"m{GROUP}:7:60"
     query = {"id": "99", "from": anna, "chat_instance": "1", "data": "g:1:l", "message": command}
-    assert delivery_key(Update.de_json({"update_id": 3, "callback_query": query}, None)) == "q99"
+    assert update_key(Update.de_json({"update_id": 3, "callback_query": query}, None)) == "q99"
 
 
 async def test_a_repeated_tap_returns_the_first_result_and_changes_nothing(storage):
@@ -164,7 +164,7 @@ async def test_keys_are_kept_as_long_as_telegram_may_deliver_again(storage, data
     await games.tap(PLAYER, PLAYER, board.id, "undo", "q-recent")
     assert await count_rows(database, "deliveries") == 3
 
-    forgotten = await DeliveryLog(storage, clock=lambda: NOW + KEEP_SECONDS + 1).forget_old()
+    forgotten = await UpdateLog(storage, clock=lambda: NOW + KEEP_SECONDS + 1).forget_old()
     assert forgotten == 2
     assert await count_rows(database, "deliveries", "key = ?", "q-recent") == 1
     # The undo delivered again is still recognised: it does not undo a second move.

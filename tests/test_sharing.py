@@ -247,7 +247,7 @@ async def test_a_flood_of_inline_queries_is_mostly_dropped_and_others_are_served
     anna = play(inline_bot, User(api, 101, "Anna"))
     User(api, 202, "Ben")
     await play_moves(anna, 1)
-    caplog.set_level(logging.DEBUG, logger="bot.handlers.flood")
+    caplog.set_level(logging.DEBUG, logger="bot.handlers.throttling")
     flood = [api.inline_query(101, 101, f"q{n}") for n in range(300)]
     ben_answer = await api.wait_inline_answer(api.inline_query(202, 202, ""), timeout=30)
     assert ben_answer["button"]["start_parameter"] == "inline"

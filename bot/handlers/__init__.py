@@ -13,10 +13,10 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors, flood, groups, sharing
+from bot.handlers import bookkeeping, buttons, commands, errors, groups, sharing, throttling
 from bot.presentation import callbacks
 
-FLOOD_GROUP = -2  # drops what is over budget before anything else runs
+THROTTLING_GROUP = -2  # drops what is over budget before anything else runs
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
 
 
@@ -26,7 +26,7 @@ def _no_data(data: object) -> bool:
 
 
 def register(application: Application) -> None:
-    application.add_handler(TypeHandler(Update, flood.drop_excess), group=FLOOD_GROUP)
+    application.add_handler(TypeHandler(Update, throttling.drop_excess), group=THROTTLING_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     # New messages only: editing an old message must not run its command (or chatter) again.
     new = filters.UpdateType.MESSAGE

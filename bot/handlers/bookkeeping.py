@@ -2,7 +2,7 @@
 
 Every update with a user refreshes that player's saved name (for leaderboards) and finds the
 languages to answer in, so the handlers themselves only read `context.audience`. Handlers
-whose update must apply once however often Telegram delivers it pass `delivery_key`.
+whose update must apply once however often Telegram delivers it pass `update_key`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def display_name(user: User) -> str:
     return user.full_name[:NAME_LIMIT]
 
 
-def delivery_key(update: Update) -> str:
+def update_key(update: Update) -> str:
     """What a redelivery of this update shares with its first delivery, and nothing else does.
 
     A tap is its callback query; a message is its chat and message id, and an edit of it

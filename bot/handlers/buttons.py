@@ -9,7 +9,7 @@ from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 import engine
 from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import request_redraw, retire_board, send_board
-from bot.handlers.bookkeeping import delivery_key, sender_translator
+from bot.handlers.bookkeeping import sender_translator, update_key
 from bot.handlers.context import Audience, BotContext
 from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
 from bot.models import StoredGame
@@ -53,7 +53,7 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         return
     services, aud = context.services, context.audience
     result = await services.games.tap(
-        message.chat.id, query.from_user.id, tap.game_id, tap.action, delivery_key(update)
+        message.chat.id, query.from_user.id, tap.game_id, tap.action, update_key(update)
     )
     applied = result.stored if result.status is TapStatus.APPLIED else None
     newer = _newer_board(context, applied, message)
@@ -117,7 +117,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     if direction is None:
         await answer(query, t._("No moves left, so I have no hint."))
         return
-    saved = await services.games.save_hint(searched, direction, delivery_key(update))
+    saved = await services.games.save_hint(searched, direction, update_key(update))
     if saved is None or saved.hint is None:
         await answer(query, t._("The board changed while I was thinking. Ask again."))
         return
@@ -148,7 +148,7 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
         aud.chat_id,
         query.from_user.id,
         render.other_view(aud.player.view),
-        delivery_key(update),
+        update_key(update),
     )
     await answer(query, render.view_notice(aud.own, view))
     newer = _newer_board(context, owned.stored, message)
@@ -207,7 +207,7 @@ async def on_new_button(update: Update, context: BotContext) -> None:
     assert message is not None
     services = context.services
     stored = await services.games.start(
-        aud.chat_id, user_id, size, delivery_key(update), keep_unplayed=True
+        aud.chat_id, user_id, size, update_key(update), keep_unplayed=True
     )
     await answer(query)
     if aud.in_group:  # the menu is shared: leave it for others, post the board anew

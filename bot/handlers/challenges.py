@@ -24,7 +24,7 @@ from telegram.ext import Application
 
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import request_redraw, send_board
-from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.bookkeeping import update_key
 from bot.handlers.context import Audience, BotContext, Services
 from bot.handlers.replies import reply
 from bot.models import Challenge, Obligation
@@ -85,7 +85,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         aud.player.user_id,
         size,
         duration,
-        delivery_key(update),
+        update_key(update),
         reply_to=update.effective_message.message_id,
     )
     if created is None:
@@ -150,7 +150,7 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
     """`/start <payload>` in private: enter the challenge and get its board."""
     services = context.services
     t = aud.post
-    result = await services.challenges.join(start_payload, aud.player.user_id, delivery_key(update))
+    result = await services.challenges.join(start_payload, aud.player.user_id, update_key(update))
     if result.status is JoinStatus.INVALID:
         reply(
             context,

@@ -9,7 +9,7 @@ from telegram import Update
 
 from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import send_board
-from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.bookkeeping import update_key
 from bot.handlers.context import BotContext
 from bot.handlers.replies import reply
 from bot.presentation import render, texts
@@ -58,7 +58,7 @@ async def new(update: Update, context: BotContext) -> None:
             reply_markup=render.size_menu(aud.post),
         )
         return
-    stored = await services.games.start(aud.chat_id, _user_id(update), size, delivery_key(update))
+    stored = await services.games.start(aud.chat_id, _user_id(update), size, update_key(update))
     send_board(context, update, stored, aud.post, aud.player.view)
 
 
@@ -105,7 +105,7 @@ async def view(update: Update, context: BotContext) -> None:
         aud.chat_id,
         _user_id(update),
         render.other_view(aud.player.view),
-        delivery_key(update),
+        update_key(update),
     )
     t = aud.post
     reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))

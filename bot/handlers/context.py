@@ -16,11 +16,11 @@ from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 from bot.models import Player
 from bot.presentation.i18n import Translator
 from bot.services.challenges import ChallengeService
-from bot.services.deliveries import DeliveryLog
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
+from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
@@ -49,7 +49,7 @@ class Services:
     workers: WorkerPool
     hints: HintService
     sharing: SharingService
-    deliveries: DeliveryLog  # updates handled, so a redelivery applies once
+    update_log: UpdateLog  # updates handled, so a redelivery applies once
     outbox: Outbox  # announcements owed, until they are sent
     # Everything sent into a chat goes through it, at the chat's pace.
     pacer: Pacer

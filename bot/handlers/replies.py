@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
-from bot.handlers.bookkeeping import delivery_key
+from bot.handlers.bookkeeping import update_key
 from bot.handlers.context import BotContext
 from bot.transport.pacer import Job
 
@@ -38,15 +38,15 @@ def deliver(
     claimed the update's posts (on another process, or before a restart) sends nothing.
     """
     application = context.application
-    deliveries = context.services.deliveries
-    key = delivery_key(update) if isinstance(update, Update) else None
+    update_log = context.services.update_log
+    key = update_key(update) if isinstance(update, Update) else None
     claimed = False  # kept for a run again after a flood wait
 
     async def run() -> None:
         nonlocal claimed
         try:
             if key is not None and not claimed:
-                if not await deliveries.first_to_post(key):
+                if not await update_log.first_to_post(key):
                     return
                 claimed = True
             await send()

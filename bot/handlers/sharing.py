@@ -25,7 +25,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 import engine
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
-from bot.handlers.bookkeeping import delivery_key, display_name, sender_translator
+from bot.handlers.bookkeeping import display_name, sender_translator, update_key
 from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Services
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.metrics import RENDER
@@ -203,7 +203,7 @@ async def replay(update: Update, context: BotContext) -> None:
     except Crowded:
         reply(context, update, texts.crowded(t))
         return
-    if not await context.services.deliveries.first_to_post(delivery_key(update)):
+    if not await context.services.update_log.first_to_post(update_key(update)):
         slot.release()
         return  # another delivery of this /replay draws and sends it
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.

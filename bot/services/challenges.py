@@ -15,10 +15,10 @@ from enum import StrEnum
 
 import engine
 from bot.models import Challenge, StoredGame
-from bot.services.deliveries import claim, record
 from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
 from bot.services.outbox import CARD, FINAL_CARD, WINNER, Outbox
+from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 DEFAULT_DURATION = 24 * 3600
@@ -115,7 +115,7 @@ class ChallengeService:
         creator_id: int,
         size: int,
         duration: int,
-        delivery: str | None = None,
+        update_key: str | None = None,
         reply_to: int | None = None,
     ) -> Challenge | None:
         """A new challenge, or None when the group already has too many running.
@@ -126,14 +126,14 @@ class ChallengeService:
         """
         now = self._clock()
         async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, delivery, now)
+            first = await claim(storage, update_key, now)
             if first is not None:
                 return (
                     None if first.created_id is None else await storage.challenge(first.created_id)
                 )
             await storage.hold_chat(chat_id)  # processes sharing the database count in turn
             if len(await storage.open_challenges(chat_id)) >= MAX_OPEN_PER_GROUP:
-                await record(storage, delivery, "full")
+                await record(storage, update_key, "full")
                 return None
             token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
             challenge = await storage.insert_challenge(
@@ -148,7 +148,7 @@ class ChallengeService:
                 now + duration,
             )
             await self._outbox.owe(storage, CARD, chat_id, challenge.id, reply_to)
-            await record(storage, delivery, "created", challenge.id)
+            await record(storage, update_key, "created", challenge.id)
             return challenge
 
     async def set_card(self, challenge: Challenge, message_id: int) -> bool:
@@ -167,7 +167,7 @@ class ChallengeService:
         async with self._locks.writing(challenge.chat_id) as storage:
             return await storage.withdraw_challenge(challenge.id)
 
-    async def join(self, text: str, user_id: int, delivery: str | None = None) -> JoinResult:
+    async def join(self, text: str, user_id: int, update_key: str | None = None) -> JoinResult:
         """Enter a challenge from its deep link; a second tap brings back the same entry.
 
         A repeated delivery of the same /start gets the first one's answer (JOINED, say).
@@ -183,7 +183,7 @@ class ChallengeService:
         now = self._clock()
         # The entry is played in the player's private chat, whose chat id is the user id.
         async with self._locks.writing(user_id) as storage:
-            first = await claim(storage, delivery, now)
+            first = await claim(storage, update_key, now)
             entry = await storage.challenge_entry(challenge.id, user_id)
             if first is not None:
                 return JoinResult(JoinStatus(first.outcome), challenge, entry)
@@ -196,7 +196,7 @@ class ChallengeService:
                 game_id = await storage.insert_game(user_id, user_id, game, now, challenge)
                 entry = await storage.game(game_id)
                 status = JoinStatus.JOINED
-            await record(storage, delivery, status, None if entry is None else entry.id)
+            await record(storage, update_key, status, None if entry is None else entry.id)
         return JoinResult(status, challenge, entry)
 
     async def finish(self, challenge: Challenge) -> Challenge | None:

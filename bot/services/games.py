@@ -3,7 +3,7 @@
 Handlers call exactly one function here per update. Each call that writes takes the chat's
 lock and one transaction (`ChatLocks.writing`) and commits before it returns, so the board a
 handler draws afterwards is always one the database already holds. Calls that a redelivered
-update would repeat take its key (`delivery`, see bot/services/deliveries.py) and apply once.
+update would repeat take its key (`delivery`, see bot/services/redelivery.py) and apply once.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from cachetools import TTLCache
 
 import engine
 from bot.metrics import GAMES_STARTED, MOVES_APPLIED
-from bot.models import Action, Delivery, StoredGame
-from bot.services.deliveries import claim, record
+from bot.models import Action, FirstOutcome, StoredGame
+from bot.services.cache import recent_cache
 from bot.services.locks import ChatLocks
-from bot.services.recent import recent_cache
+from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 
@@ -52,7 +52,7 @@ class TapResult:
         return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
 
 
-def _repeated(first: Delivery, stored: StoredGame | None) -> TapResult:
+def _repeated(first: FirstOutcome, stored: StoredGame | None) -> TapResult:
     """The first delivery's result again, with the game as it is now."""
     status, _, outcome = first.outcome.partition(":")
     return TapResult(
@@ -148,7 +148,7 @@ class GameService:
         chat_id: int,
         owner_id: int,
         size: int,
-        delivery: str | None = None,
+        update_key: str | None = None,
         *,
         keep_unplayed: bool = False,
     ) -> StoredGame:
@@ -163,13 +163,13 @@ class GameService:
                 current = await storage.active_game(chat_id, owner_id)
                 if current is not None and _unplayed(current, size):
                     return current
-            first = await claim(storage, delivery, self._clock())
+            first = await claim(storage, update_key, self._clock())
             if first is not None and first.created_id is not None:
                 started = await storage.game(first.created_id)
                 if started is not None:
                     return started
             stored = await self._start(storage, chat_id, owner_id, size)
-            await record(storage, delivery, "started", stored.id)
+            await record(storage, update_key, "started", stored.id)
             return stored
 
     async def _start(
@@ -245,16 +245,16 @@ class GameService:
         user_id: int,
         game_id: int,
         action: Action,
-        delivery: str | None = None,
+        update_key: str | None = None,
     ) -> TapResult:
         """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
         now = self._clock()
         async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, delivery, now)
+            first = await claim(storage, update_key, now)
             if first is not None:
                 return _repeated(first, await storage.game(game_id))
             result = await self._tap(storage, chat_id, user_id, game_id, action, now)
-            await record(storage, delivery, result.recorded)
+            await record(storage, update_key, result.recorded)
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
@@ -271,9 +271,9 @@ class GameService:
         game keeps its key: after a refused one, the next move for that position goes ahead.
         """
         now = self._clock()
-        delivery = f"w{game_id}:{number}"
+        update_key = f"w{game_id}:{number}"
         async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, delivery, now)
+            first = await claim(storage, update_key, now)
             if first is not None:
                 return _repeated(first, await storage.game(game_id))
             stored = await storage.game(game_id)
@@ -283,9 +283,9 @@ class GameService:
             else:
                 result = await self._tap(storage, chat_id, user_id, game_id, action, now)
             if result.changed:
-                await record(storage, delivery, result.recorded)
+                await record(storage, update_key, result.recorded)
             else:
-                await storage.forget_delivery(delivery)
+                await storage.forget_delivery(update_key)
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
@@ -350,7 +350,7 @@ class GameService:
         return TapResult(TapStatus.SEARCH, stored)
 
     async def save_hint(
-        self, searched: StoredGame, direction: str, delivery: str | None = None
+        self, searched: StoredGame, direction: str, update_key: str | None = None
     ) -> StoredGame | None:
         """Keep the hint, unless the game moved on while the search ran (then it is stale).
 
@@ -359,7 +359,7 @@ class GameService:
         counts none either: it is the same hint for the same position.
         """
         async with self._locks.writing(searched.chat_id) as storage:
-            first = await claim(storage, delivery, self._clock())
+            first = await claim(storage, update_key, self._clock())
             current = await storage.game(searched.id)
             if current is None or current.game != searched.game or not current.active:
                 return None
@@ -368,5 +368,5 @@ class GameService:
             if current.hint is not None:  # asked again on the same position: one hint
                 return current
             await storage.save_hint(current, direction)
-            await record(storage, delivery, direction)
+            await record(storage, update_key, direction)
         return self._remember(replace(current, hint=direction, hints=current.hints + 1))

@@ -16,7 +16,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from cachetools import TTLCache
 
-from bot.services.recent import recent_cache
+from bot.services.cache import recent_cache
 from bot.storage import Storage
 
 

@@ -7,9 +7,9 @@ import time
 from cachetools import TTLCache
 
 from bot.models import Challenge, Player
-from bot.services.deliveries import claim, record
+from bot.services.cache import recent_cache
 from bot.services.locks import ChatLocks
-from bot.services.recent import recent_cache
+from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 
@@ -55,15 +55,15 @@ class PlayerService:
         self._players.pop(user_id, None)
 
     async def set_view(
-        self, chat_id: int, user_id: int, view: str, delivery: str | None = None
+        self, chat_id: int, user_id: int, view: str, update_key: str | None = None
     ) -> str:
         """Set the player's board view; the view in effect after (a repeat keeps the first)."""
         async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, delivery, time.time())
+            first = await claim(storage, update_key, time.time())
             if first is not None:
                 return first.outcome
             await storage.set_view(user_id, view)
-            await record(storage, delivery, view)
+            await record(storage, update_key, view)
         self._players.pop(user_id, None)
         return view
 

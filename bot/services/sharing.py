@@ -20,10 +20,10 @@ from cachetools import TTLCache
 
 import engine
 from bot.models import StoredGame
+from bot.services.cache import recent_cache
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import DUEL_RESULT, Outbox
-from bot.services.recent import recent_cache
 from bot.storage import Storage
 
 _PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")

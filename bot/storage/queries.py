@@ -21,7 +21,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, ClassVar
 
 import engine
-from bot.models import Challenge, Delivery, Obligation, Player, Record, Standing, StoredGame
+from bot.models import Challenge, FirstOutcome, Obligation, Player, Record, Standing, StoredGame
 from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
@@ -613,7 +613,7 @@ class Storage(ABC):
 
     # ----- deliveries -------------------------------------------------------------------------
 
-    async def claim_delivery(self, key: str, now: float) -> Delivery | None:
+    async def claim_delivery(self, key: str, now: float) -> FirstOutcome | None:
         """Claim an update's key in the running transaction: None on its first delivery, else
         what the first delivery recorded.
 
@@ -633,7 +633,7 @@ class Storage(ABC):
                 "SELECT outcome, created_id FROM deliveries WHERE key = ?", (key,)
             )
             if row is not None:
-                return Delivery(row[0], row[1])
+                return FirstOutcome(row[0], row[1])
 
     async def record_delivery(self, key: str, outcome: str, created_id: int | None) -> None:
         await self._execute(

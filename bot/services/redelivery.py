@@ -4,7 +4,7 @@ Telegram sends an update again whenever it did not get its answer in time: a web
 died after committing, a connection dropped, a polling process was killed before its next
 `getUpdates` confirmed the update. A service method whose work a second run would repeat (a
 move, a new game, a challenge, a join, a hint counted, a view switched) takes the update's key
-(`delivery`, made by the handler; None for calls that answer no update) and claims it inside
+(`update_key`, made by the handler; None for calls that answer no update) and claims it inside
 its own transaction, before anything else: the first delivery records its outcome together
 with its changes, and any later delivery, on this process or another, finds the record and
 returns the same result without changing anything.
@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from cachetools import TTLCache
 
-from bot.models import Delivery
-from bot.services.recent import recent_cache
+from bot.models import FirstOutcome
+from bot.services.cache import recent_cache
 from bot.storage import Storage
 
 # Telegram keeps an update it could not deliver for 24 hours; a key is kept twice as long.
@@ -33,22 +33,22 @@ KEEP_SECONDS = 2 * 24 * 3600
 _POSTING = "post:"
 
 
-async def claim(storage: Storage, delivery: str | None, now: float) -> Delivery | None:
+async def claim(storage: Storage, update_key: str | None, now: float) -> FirstOutcome | None:
     """Inside the service's transaction: None to go ahead, or the first delivery's record."""
-    if delivery is None:
+    if update_key is None:
         return None
-    return await storage.claim_delivery(delivery, now)
+    return await storage.claim_delivery(update_key, now)
 
 
 async def record(
-    storage: Storage, delivery: str | None, outcome: str, created_id: int | None = None
+    storage: Storage, update_key: str | None, outcome: str, created_id: int | None = None
 ) -> None:
     """Keep, with the changes it goes with, what a repeat of this delivery must return."""
-    if delivery is not None:
-        await storage.record_delivery(delivery, outcome, created_id)
+    if update_key is not None:
+        await storage.record_delivery(update_key, outcome, created_id)
 
 
-class DeliveryLog:
+class UpdateLog:
     """Keeps the record of claimed keys bounded: a key outlives any redelivery, no more."""
 
     def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
@@ -57,18 +57,18 @@ class DeliveryLog:
         # Updates whose posts this process claimed: every post of one update goes out here.
         self._posting: TTLCache[str, bool] = recent_cache()
 
-    async def first_to_post(self, delivery: str) -> bool:
+    async def first_to_post(self, update_key: str) -> bool:
         """Whether this delivery of the update is the one to post what it causes.
 
         Asked before each post; the first ask claims the update's posting key, and the later
         posts of the same update on this process follow that answer.
         """
-        if delivery in self._posting:
+        if update_key in self._posting:
             return True
         async with self._storage.transaction():
-            first = await self._storage.claim_delivery(_POSTING + delivery, self._clock()) is None
+            first = await self._storage.claim_delivery(_POSTING + update_key, self._clock()) is None
         if first:
-            self._posting[delivery] = True
+            self._posting[update_key] = True
         return first
 
     async def forget_old(self) -> int:
