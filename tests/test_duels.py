@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.models import Player, StoredGame
+from bot.presentation.captions import duel_result
 from bot.presentation.i18n import translator
-from bot.presentation.sharing import duel_result
 from bot.services.sharing import duel_payload
 from bot.storage import open_storage
 from tests.support.boards import moving_code

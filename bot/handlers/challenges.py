@@ -28,6 +28,7 @@ from bot.handlers.bookkeeping import update_key
 from bot.handlers.context import Audience, BotContext, Services
 from bot.handlers.replies import reply
 from bot.models import Challenge, Obligation
+from bot.presentation.captions import deep_link
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.leaderboards import (
     challenge_card,
@@ -36,7 +37,6 @@ from bot.presentation.leaderboards import (
     winner_text,
 )
 from bot.presentation.names import group_name
-from bot.presentation.sharing import deep_link
 from bot.services.challenges import (
     MAX_OPEN_PER_GROUP,
     ChallengeArgsError,

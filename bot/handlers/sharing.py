@@ -30,8 +30,7 @@ from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer
 from bot.handlers.replies import deliver, reply, send_reply
 from bot.metrics import RENDER
 from bot.models import Obligation, Player, StoredGame
-from bot.presentation import images
-from bot.presentation import sharing as texts
+from bot.presentation import captions, images
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.names import pictured_name
 from bot.presentation.render import size_name
@@ -104,7 +103,7 @@ def _photo_id(message: Message) -> str:
 
 def _duel_link(context: BotContext, stored: StoredGame) -> str | None:
     payload = duel_payload(stored)
-    return None if payload is None else texts.deep_link(context.bot.username, payload)
+    return None if payload is None else captions.deep_link(context.bot.username, payload)
 
 
 async def card_message(
@@ -116,10 +115,10 @@ async def card_message(
     link = None if secret else _duel_link(context, stored)
     owner = await context.services.players.player(stored.owner_id)
     if link is None:  # a running challenge's entry, or a game from before actions were logged
-        caption = texts.card_caption(t, owner, stored.game)
+        caption = captions.card_caption(t, owner, stored.game)
     else:
-        caption = texts.duel_caption(t, owner, stored.game)
-    return caption, texts.card_keyboard(t, link, context.bot.supports_inline_queries)
+        caption = captions.duel_caption(t, owner, stored.game)
+    return caption, captions.card_keyboard(t, link, context.bot.supports_inline_queries)
 
 
 async def send_card(context: BotContext, stored: StoredGame, t: Translator) -> None:
@@ -134,7 +133,7 @@ async def send_card(context: BotContext, stored: StoredGame, t: Translator) -> N
                 stored.chat_id, t._("Your last picture is still being made. One moment.")
             )
         except Crowded:
-            await context.bot.send_message(stored.chat_id, texts.crowded(t))
+            await context.bot.send_message(stored.chat_id, captions.crowded(t))
 
     deliver(context, None, stored.chat_id, send)
 
@@ -157,10 +156,10 @@ async def share(update: Update, context: BotContext) -> None:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
             return
         except Crowded:
-            await send_reply(update, texts.crowded(t))
+            await send_reply(update, captions.crowded(t))
             return
         if not inline_mode:
-            await send_reply(update, texts.inline_off(t))
+            await send_reply(update, captions.inline_off(t))
 
     # Drawn and sent in the chat's turn, like every message the bot sends there.
     deliver(context, update, aud.chat_id, send_card)
@@ -201,7 +200,7 @@ async def replay(update: Update, context: BotContext) -> None:
         reply(context, update, t._("Your last picture is still being made. One moment."))
         return
     except Crowded:
-        reply(context, update, texts.crowded(t))
+        reply(context, update, captions.crowded(t))
         return
     if not await context.services.update_log.first_to_post(update_key(update)):
         slot.release()
@@ -226,7 +225,7 @@ async def _send_replay(
         storage = context.services.storage
         others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
         figures = replace(figures, best=others)
-        caption = texts.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
+        caption = captions.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
 
         async def render() -> bytes:
             await context.bot.send_chat_action(chat_id, ChatAction.UPLOAD_VIDEO)
@@ -284,10 +283,10 @@ async def inline_query(update: Update, context: BotContext) -> None:
         if link is not None:
             # The id names the game and how far it got: a later query shows a later card.
             result_id = f"duel-{latest.id}-{len(latest.actions or '')}"
-            offers.append((result_id, latest, texts.duel_caption(t, sender, latest.game), link))
+            offers.append((result_id, latest, captions.duel_caption(t, sender, latest.game), link))
     for size, best in (await sharing.best_games(user.id)).items():
         offers.append(
-            (f"best-{size}-{best.id}", best, texts.card_caption(t, sender, best.game), None)
+            (f"best-{size}-{best.id}", best, captions.card_caption(t, sender, best.game), None)
         )
     try:
         await _answer_inline(context, query, t, offers, fresh=False)
@@ -324,7 +323,7 @@ async def _answer_inline(
                     result_id,
                     photo,
                     caption=caption,
-                    reply_markup=texts.card_keyboard(t, link, inline_mode=False),
+                    reply_markup=captions.card_keyboard(t, link, inline_mode=False),
                 )
             )
     except Forbidden:  # never started the bot, or blocked it
@@ -366,14 +365,14 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
         reply(context, update, t._("This link doesn't work. Ask for a new one."))
         return
     if result.status is DuelStatus.CHALLENGE_RUNNING:
-        reply(context, update, texts.challenge_running(t))
+        reply(context, update, captions.challenge_running(t))
         return
     if result.status is DuelStatus.OWN:
         reply(context, update, t._("That's your own game: send the link to a friend."))
         return
     assert result.rival is not None and result.target is not None and result.entry is not None
     rival = await services.players.player(result.rival.owner_id)
-    reply(context, update, texts.duel_started(t, rival, result.target))
+    reply(context, update, captions.duel_started(t, rival, result.target))
     send_board(context, update, result.entry, t, aud.player.view)
 
 
@@ -397,7 +396,7 @@ async def _tell(bot: Bot, services: Services, obligation: Obligation) -> None:
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
-    text = texts.duel_result(t, mine, them, theirs, result.entry.game.size)
+    text = captions.duel_result(t, mine, them, theirs, result.entry.game.size)
     try:
         await bot.send_message(reader, text)
     except (Forbidden, BadRequest) as error:

@@ -25,8 +25,7 @@ from aiohttp import web
 import engine
 from bot.config import DEFAULT_INITDATA_MAX_AGE
 from bot.models import Action, StoredGame
-from bot.presentation import render
-from bot.presentation import webapp as texts
+from bot.presentation import miniapp, render
 from bot.presentation.i18n import Translator, resolve_language, translator
 from bot.services.games import GameService, TapResult, TapStatus, move_number
 from bot.services.hints import HintService
@@ -154,7 +153,7 @@ class Api:
         self, stored: StoredGame, language: str, result: TapResult | None = None
     ) -> dict[str, Any]:
         best = await self.app.games.best_score(stored.owner_id, stored.game.size)
-        state = texts.state(translator(language), stored, best, move_number(stored))
+        state = miniapp.state(translator(language), stored, best, move_number(stored))
         if result is not None:
             state["status"] = str(result.status)
             state["outcome"] = None if result.outcome is None else str(result.outcome)
@@ -178,7 +177,7 @@ class Api:
         """The game and every text the page shows, in the player's language."""
         stored = await self._game(call)
         state = await self._state(stored, call.language)
-        state["texts"] = texts.page_texts(translator(call.language))
+        state["texts"] = miniapp.page_texts(translator(call.language))
         state["language"] = call.language
         return state
 
@@ -215,7 +214,7 @@ class Api:
         if saved is not None:
             await app.chat.redraw(saved, call.language)
         state = await self._state(saved or searched, call.language)
-        state["toast"] = texts.hint_toast(translator(call.language), direction, saved)
+        state["toast"] = miniapp.hint_toast(translator(call.language), direction, saved)
         return state
 
     async def new(self, call: Call) -> dict[str, Any]:
@@ -233,7 +232,7 @@ class Api:
         stored = await self._game(call)
         shared = await self.app.chat.share(stored, call.language)
         state = await self._state(stored, call.language)
-        state["toast"] = texts.share_toast(translator(call.language), shared)
+        state["toast"] = miniapp.share_toast(translator(call.language), shared)
         return state
 
 
