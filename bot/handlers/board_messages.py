@@ -15,7 +15,7 @@ from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 
 from bot.handlers.context import BotContext, Services
-from bot.handlers.replies import deliver
+from bot.handlers.replies import post_in_turn
 from bot.models import StoredGame
 from bot.presentation import render
 from bot.presentation.i18n import Translator
@@ -102,7 +102,7 @@ def send_board(
         latest = await services.games.saved(stored.id)
         await _send_board(bot, services, latest or stored, t, view)
 
-    deliver(context, update, stored.chat_id, send, latest_of=latest_of)
+    post_in_turn(context, update, stored.chat_id, send, latest_of=latest_of)
 
 
 async def _edit_board(

@@ -11,7 +11,7 @@ from bot.handlers import challenges, groups, sharing
 from bot.handlers.board_messages import request_redraw, retire_board, send_board
 from bot.handlers.bookkeeping import sender_translator, update_key
 from bot.handlers.context import Audience, BotContext
-from bot.handlers.replies import answer, deliver, offered, show_keyboard, show_text
+from bot.handlers.replies import answer, offered, post_in_turn, show_keyboard, show_text
 from bot.models import StoredGame
 from bot.presentation import callbacks, render
 from bot.presentation.i18n import Translator, translator
@@ -201,7 +201,7 @@ async def on_new_button(update: Update, context: BotContext) -> None:
         async def send_menu() -> None:
             await context.bot.send_message(aud.chat_id, menu_text, reply_markup=menu)
 
-        deliver(context, update, aud.chat_id, send_menu, latest_of=("size menu", user_id))
+        post_in_turn(context, update, aud.chat_id, send_menu, latest_of=("size menu", user_id))
         return
     message = query.message
     assert message is not None

@@ -22,7 +22,7 @@ from bot.transport.pacer import Job
 log = logging.getLogger(__name__)
 
 
-def deliver(
+def post_in_turn(
     context: BotContext,
     update: object,
     chat_id: int,
@@ -88,7 +88,7 @@ def reply(context: BotContext, update: Update, text: str, **kwargs: object) -> N
     async def send() -> None:
         await send_reply(update, text, **kwargs)
 
-    deliver(context, update, message.chat_id, send)
+    post_in_turn(context, update, message.chat_id, send)
 
 
 def _edit_tapped(context: BotContext, query: CallbackQuery, edit: Job) -> None:

@@ -27,7 +27,7 @@ from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator, update_key
 from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Services
-from bot.handlers.replies import deliver, reply, send_reply
+from bot.handlers.replies import post_in_turn, reply, send_reply
 from bot.metrics import RENDER
 from bot.models import Obligation, Player, StoredGame
 from bot.presentation import captions, images
@@ -135,7 +135,7 @@ async def send_card(context: BotContext, stored: StoredGame, t: Translator) -> N
         except Crowded:
             await context.bot.send_message(stored.chat_id, captions.crowded(t))
 
-    deliver(context, None, stored.chat_id, send)
+    post_in_turn(context, None, stored.chat_id, send)
 
 
 async def share(update: Update, context: BotContext) -> None:
@@ -162,7 +162,7 @@ async def share(update: Update, context: BotContext) -> None:
             await send_reply(update, captions.inline_off(t))
 
     # Drawn and sent in the chat's turn, like every message the bot sends there.
-    deliver(context, update, aud.chat_id, send_card)
+    post_in_turn(context, update, aud.chat_id, send_card)
 
 
 async def replay(update: Update, context: BotContext) -> None:
