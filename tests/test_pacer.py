@@ -29,10 +29,10 @@ async def test_requests_made_while_an_edit_is_on_its_way_coalesce_into_one_more_
 
         return run
 
-    pacer.redraw(1, 10, draw("first"))
+    pacer.edit(1, 10, draw("first"))
     await asyncio.sleep(0)
     for name in ("second", "third"):
-        pacer.redraw(1, 10, draw(name))
+        pacer.edit(1, 10, draw(name))
     edit_on_its_way.set()
     await pacer.drain(timeout=DRAIN)
     assert drawn == ["first", "third"]
@@ -44,8 +44,8 @@ async def test_a_draw_asking_to_run_again_keeps_a_newer_waiting_request():
 
     async def stale() -> None:
         drawn.append("stale")
-        pacer.redraw(1, 10, newer)  # a tap came in while this edit was on its way
-        pacer.redraw(1, 10, stale_again, replace=False)
+        pacer.edit(1, 10, newer)  # a tap came in while this edit was on its way
+        pacer.edit(1, 10, stale_again, replace=False)
 
     async def newer() -> None:
         drawn.append("newer")
@@ -53,7 +53,7 @@ async def test_a_draw_asking_to_run_again_keeps_a_newer_waiting_request():
     async def stale_again() -> None:
         drawn.append("stale again")
 
-    pacer.redraw(1, 10, stale)
+    pacer.edit(1, 10, stale)
     await pacer.drain(timeout=DRAIN)
     assert drawn == ["stale", "newer"]
 
@@ -69,9 +69,9 @@ async def test_posts_keep_their_order_and_a_waiting_redraw_keeps_its_place():
         return run
 
     pacer.post(1, job("welcome"))
-    pacer.redraw(1, 10, job("board, first request"))
+    pacer.edit(1, 10, job("board, first request"))
     pacer.post(1, job("reply"))
-    pacer.redraw(1, 10, job("board, latest request"))
+    pacer.edit(1, 10, job("board, latest request"))
     pacer.post(2, job("another chat"))
     await pacer.drain(timeout=DRAIN)
     assert [name for name in sent if name != "another chat"] == [
@@ -117,11 +117,11 @@ async def test_a_flood_wait_holds_back_only_its_chat_and_its_jobs_run_again_afte
     async def elsewhere() -> None:
         shown.append(("other chat", time.monotonic() - start))
 
-    pacer.redraw(1, 10, draw)
+    pacer.edit(1, 10, draw)
     await asyncio.sleep(0.05)
     assert 0 < pacer.held_back(1) <= 0.3 and pacer.held_back(2) == 0
     saved["moves"] = 3  # taps go on during the wait
-    pacer.redraw(2, 20, elsewhere)
+    pacer.edit(2, 20, elsewhere)
     await pacer.drain(timeout=DRAIN)
     # The other chat did not wait; the board waited, then showed the latest state.
     assert [what for what, _ in shown] == ["refused", "other chat", "3 moves"]
@@ -158,14 +158,14 @@ async def test_a_slowed_chat_recovers_step_by_step_and_others_are_never_slowed()
     pacer = Pacer(FAST, clock=clock)
     pacer.flood_wait(1, 0.5)
     pacer.flood_wait(1, 0.5)  # a second 429 halves it again
-    assert (pacer.held_back(1), pacer.share(1), pacer.share(2)) == (0.5, 0.25, 1)
+    assert (pacer.held_back(1), pacer.pace_factor(1), pacer.pace_factor(2)) == (0.5, 0.25, 1)
     clock.now += FAST.recovery
-    assert (pacer.held_back(1), pacer.share(1)) == (0, 0.5)
+    assert (pacer.held_back(1), pacer.pace_factor(1)) == (0, 0.5)
     for _ in range(3):
         pacer.flood_wait(1, 1)
-    assert pacer.share(1) == FAST.slowest  # never slower than that
+    assert pacer.pace_factor(1) == FAST.slowest  # never slower than that
     clock.now += 10 * FAST.recovery
-    assert pacer.share(1) == 1
+    assert pacer.pace_factor(1) == 1
 
 
 async def test_a_card_is_edited_at_most_once_per_interval_with_the_latest_standings():
@@ -180,7 +180,7 @@ async def test_a_card_is_edited_at_most_once_per_interval_with_the_latest_standi
     for _ in range(3):
         for _ in range(10):
             standings["players"] += 1
-            pacer.redraw(-100, 7, draw, every=0.2)
+            pacer.edit(-100, 7, draw, every=0.2)
             await asyncio.sleep(0.01)
         clock.now += 0.1
     clock.now += 0.2  # the last request's turn has come
@@ -205,11 +205,11 @@ async def test_shutdown_gives_up_on_what_would_only_go_out_after_it():
 
     pacer.flood_wait(1, 600)
     pacer.post(1, job(1))
-    pacer.redraw(-100, 7, job(-100), every=600)
+    pacer.edit(-100, 7, job(-100), every=600)
     await asyncio.sleep(0.05)
     for _ in range(2):
         await pacer.take(-100)  # the group's burst is spent: its queue waits for a token
-    pacer.redraw(-100, 7, job(-100), every=600)  # a card waiting out its interval
+    pacer.edit(-100, 7, job(-100), every=600)  # a card waiting out its interval
     pacer.post(2, job(2))
     await asyncio.sleep(0)
     group = pacer._workers[-100]
@@ -234,9 +234,9 @@ async def test_the_backlog_counts_what_waits_and_how_long_the_oldest_has():
     assert pacer.backlog() == (0, 0.0) and pacer.flood_waits() == 0
     pacer.post(1, held)  # runs at once, and holds its chat's queue
     await asyncio.sleep(0)
-    pacer.redraw(1, 10, quick)
+    pacer.edit(1, 10, quick)
     now[0] = 103.0
-    pacer.redraw(1, 10, quick)  # replaces the waiting redraw, which keeps its age
+    pacer.edit(1, 10, quick)  # replaces the waiting redraw, which keeps its age
     pacer.post(2, held)
     await asyncio.sleep(0)
     pacer.post(2, quick)

@@ -60,7 +60,7 @@ async def test_a_429_holds_back_and_slows_only_its_chat_then_the_request_is_retr
     start = time.monotonic()
     assert await request(limiter, telegram, "sendMessage", chat_id=5)
     assert time.monotonic() - start >= 1  # sent again once the flood wait was over
-    assert pacer.share(5) == 0.5 and pacer.share(6) == 1
+    assert pacer.pace_factor(5) == 0.5 and pacer.pace_factor(6) == 1
     assert [name for name, _ in telegram.calls] == ["sendMessage", "sendMessage"]
 
 

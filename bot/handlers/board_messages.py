@@ -80,7 +80,7 @@ def retire_board(bot: Bot, services: Services, chat_id: int, message_id: int) ->
         except (NetworkError, Forbidden, ChatMigrated) as error:
             log.warning("old board %s in chat %s kept: %s", message_id, chat_id, error)
 
-    services.pacer.redraw(chat_id, message_id, strip)
+    services.pacer.edit(chat_id, message_id, strip)
 
 
 def send_board(
@@ -159,6 +159,6 @@ def request_redraw(
         # this edit may have landed after it: then draw again.
         now = await services.games.saved(stored.id)
         if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
-            services.pacer.redraw(stored.chat_id, message_id, draw, replace=False)
+            services.pacer.edit(stored.chat_id, message_id, draw, replace=False)
 
-    services.pacer.redraw(stored.chat_id, message_id, draw)
+    services.pacer.edit(stored.chat_id, message_id, draw)

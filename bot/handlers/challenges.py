@@ -218,7 +218,7 @@ async def card_changed(context: BotContext, challenge_id: int) -> None:
             except NetworkError as error:  # the next standing that moves draws it again
                 log.warning("challenge card %s not updated: %s", current.id, error)
 
-    services.pacer.redraw(challenge.chat_id, message_id, draw, every=services.card_interval)
+    services.pacer.edit(challenge.chat_id, message_id, draw, every=services.card_interval)
 
 
 async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:

@@ -95,7 +95,7 @@ def _edit_tapped(context: BotContext, query: CallbackQuery, edit: Job) -> None:
     """Edit the tapped message in turn; a later edit of it, or a board redraw, replaces it."""
     message = query.message
     assert message is not None
-    context.services.pacer.redraw(message.chat.id, message.message_id, edit)
+    context.services.pacer.edit(message.chat.id, message.message_id, edit)
 
 
 def show_text(context: BotContext, query: CallbackQuery, text: str) -> None:

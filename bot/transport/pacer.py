@@ -217,7 +217,7 @@ class Pacer:
         while (wait := self._wait(chat_id, self._budget(chat_id, now := self._clock()), now)) > 0:
             await asyncio.sleep(wait)
 
-    def share(self, chat_id: int) -> float:
+    def pace_factor(self, chat_id: int) -> float:
         """The share of its normal pace the chat goes at now: 1, or less after a 429."""
         budget = self._budgets.get(chat_id)
         return self._factor(budget, self._clock()) if budget else 1.0
@@ -271,7 +271,7 @@ class Pacer:
         key = ("post", next(self._posts)) if latest_of is None else ("latest", latest_of)
         self._enqueue(chat_id, key, _Item(job, -math.inf))
 
-    def redraw(
+    def edit(
         self,
         chat_id: int,
         message_id: int,
