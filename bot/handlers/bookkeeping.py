@@ -46,11 +46,11 @@ async def track(update: Update, context: BotContext) -> None:
     if not as_group:
         await players.remember_name(chat.id, user.id, display_name(user), user.language_code)
     player = await players.player(user.id)
-    own = translator(player_language(player, user.language_code))
+    for_sender = translator(player_language(player, user.language_code))
     in_group = chat.type in GROUP_TYPES
     group_language = await players.chat_language(chat.id) if in_group else None
-    post = translator(group_language) if group_language else own
-    context.audience = Audience(player, own, post, chat.id, in_group, as_group)
+    for_chat = translator(group_language) if group_language else for_sender
+    context.audience = Audience(player, for_sender, for_chat, chat.id, in_group, as_group)
 
 
 async def sender_translator(context: BotContext, user: User) -> Translator:

@@ -51,7 +51,7 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if tap.action == "view":
         await _switch_view(update, context, tap.game_id)
         return
-    services, aud = context.services, context.audience
+    services, audience = context.services, context.audience
     result = await services.games.tap(
         message.chat.id, query.from_user.id, tap.game_id, tap.action, update_key(update)
     )
@@ -60,8 +60,8 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if result.changed and result.stored is not None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         board_id = newer if newer is not None else message.message_id
-        request_redraw(context, result.stored, board_id, aud.post, aud.player.view)
-    await _answer_tap(update, context, result, aud, moved_below=newer is not None)
+        request_redraw(context, result.stored, board_id, audience.for_chat, audience.player.view)
+    await _answer_tap(update, context, result, audience, moved_below=newer is not None)
     await after_move(context, result)
 
 
@@ -96,8 +96,8 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     query = _query(update)
     message = query.message
     assert message is not None
-    services, aud = context.services, context.audience
-    t = aud.own
+    services, audience = context.services, context.audience
+    t = audience.for_sender
     if not services.hint_throttle.allow(query.from_user.id):
         await answer(query, t._("Easy on the hints: give me a moment to think."))
         return
@@ -106,7 +106,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
         await answer(query, t._("Hints are off in challenges: everyone plays on their own."))
         return
     if position.status is not TapStatus.SEARCH:
-        await _answer_tap(update, context, position, aud)
+        await _answer_tap(update, context, position, audience)
         return
     assert position.stored is not None
     searched = position.stored
@@ -131,7 +131,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     )
     newer = _newer_board(context, saved, message)
     board_id = newer if newer is not None else message.message_id
-    request_redraw(context, saved, board_id, aud.post, aud.player.view)
+    request_redraw(context, saved, board_id, audience.for_chat, audience.player.view)
 
 
 async def _switch_view(update: Update, context: BotContext, game_id: int) -> None:
@@ -139,39 +139,39 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
     query = _query(update)
     message = query.message
     assert message is not None
-    services, aud = context.services, context.audience
+    services, audience = context.services, context.audience
     owned = await services.games.own_game(message.chat.id, query.from_user.id, game_id)
     if owned.status is not TapStatus.APPLIED or owned.stored is None:
-        await _answer_tap(update, context, owned, aud)
+        await _answer_tap(update, context, owned, audience)
         return
     view = await services.players.set_view(
-        aud.chat_id,
+        audience.chat_id,
         query.from_user.id,
-        render.other_view(aud.player.view),
+        render.other_view(audience.player.view),
         update_key(update),
     )
-    await answer(query, render.view_notice(aud.own, view))
+    await answer(query, render.view_notice(audience.for_sender, view))
     newer = _newer_board(context, owned.stored, message)
     board_id = newer if newer is not None else message.message_id
-    request_redraw(context, owned.stored, board_id, aud.post, view)
+    request_redraw(context, owned.stored, board_id, audience.for_chat, view)
 
 
 async def _answer_tap(
     update: Update,
     context: BotContext,
     result: TapResult,
-    aud: Audience,
+    audience: Audience,
     *,
     moved_below: bool = False,
 ) -> None:
     """`moved_below`: the tap came from an older board of the game, so say where it went."""
-    query, t = _query(update), aud.own
+    query, t = _query(update), audience.for_sender
     if result.status is TapStatus.APPLIED:
         toast = render.outcome_toast(t, result.outcome)
         if moved_below:
             below = t._("Your game goes on in its newest board, further down.")
             toast = f"{toast}\n{below}" if toast else below
-        held = context.services.pacer.held_back(aud.chat_id)
+        held = context.services.pacer.held_back(audience.chat_id)
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)
         await answer(query, toast)
@@ -184,7 +184,7 @@ async def _answer_tap(
         await answer(query, t._("This challenge has ended. Your score counts as it stands."))
     elif result.status is TapStatus.OLD_GAME:
         await answer(query, t._("This board is from a game that has ended."))
-        show_keyboard(context, query, render.current_board_keyboard(aud.post))
+        show_keyboard(context, query, render.current_board_keyboard(audience.for_chat))
     else:
         await answer(query, t._("This board is no longer available. /start shows your game."))
 
@@ -192,28 +192,38 @@ async def _answer_tap(
 async def on_new_button(update: Update, context: BotContext) -> None:
     """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
-    aud, user_id = context.audience, query.from_user.id
+    audience, user_id = context.audience, query.from_user.id
     size = callbacks.parse_new_game(query.data)
     if size is None:
         await answer(query)
-        menu_text, menu = aud.post._("Pick a board size:"), render.size_menu(aud.post)
+        menu_text, menu = (
+            audience.for_chat._("Pick a board size:"),
+            render.size_menu(audience.for_chat),
+        )
 
         async def send_menu() -> None:
-            await context.bot.send_message(aud.chat_id, menu_text, reply_markup=menu)
+            await context.bot.send_message(audience.chat_id, menu_text, reply_markup=menu)
 
-        post_in_turn(context, update, aud.chat_id, send_menu, latest_of=("size menu", user_id))
+        post_in_turn(context, update, audience.chat_id, send_menu, latest_of=("size menu", user_id))
         return
     message = query.message
     assert message is not None
     services = context.services
     stored = await services.games.start(
-        aud.chat_id, user_id, size, update_key(update), keep_unplayed=True
+        audience.chat_id, user_id, size, update_key(update), keep_unplayed=True
     )
     await answer(query)
-    if aud.in_group:  # the menu is shared: leave it for others, post the board anew
-        send_board(context, update, stored, aud.post, aud.player.view, latest_of=("board", user_id))
+    if audience.in_group:  # the menu is shared: leave it for others, post the board anew
+        send_board(
+            context,
+            update,
+            stored,
+            audience.for_chat,
+            audience.player.view,
+            latest_of=("board", user_id),
+        )
     else:
-        request_redraw(context, stored, message.message_id, aud.post, aud.player.view)
+        request_redraw(context, stored, message.message_id, audience.for_chat, audience.player.view)
 
 
 async def on_language_button(update: Update, context: BotContext) -> None:
@@ -223,17 +233,19 @@ async def on_language_button(update: Update, context: BotContext) -> None:
         await on_unknown_button(update, context)
         return
     code = callbacks.parse_language(query.data)
-    aud = context.audience
+    audience = context.audience
     players = context.services.players
     t = translator(code)
-    if aud.in_group:
-        if not await groups.is_admin(context, aud.chat_id, query.from_user.id):
-            await answer(query, aud.own._("Only the group's admins can change its language."))
+    if audience.in_group:
+        if not await groups.is_admin(context, audience.chat_id, query.from_user.id):
+            await answer(
+                query, audience.for_sender._("Only the group's admins can change its language.")
+            )
             return
-        await players.set_chat_language(aud.chat_id, code)
+        await players.set_chat_language(audience.chat_id, code)
         confirmation = t._("From now on I'll post in English in this group.")
     else:
-        await players.set_language(aud.chat_id, query.from_user.id, code)
+        await players.set_language(audience.chat_id, query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
     await answer(query, confirmation)
     show_text(context, query, confirmation)
@@ -241,12 +253,19 @@ async def on_language_button(update: Update, context: BotContext) -> None:
 
 async def on_current_button(update: Update, context: BotContext) -> None:
     query = _query(update)
-    aud = context.audience
+    audience = context.audience
     services = context.services
     await answer(query)
     user_id = query.from_user.id
-    stored = await services.games.current_or_start(aud.chat_id, user_id)
-    send_board(context, update, stored, aud.post, aud.player.view, latest_of=("board", user_id))
+    stored = await services.games.current_or_start(audience.chat_id, user_id)
+    send_board(
+        context,
+        update,
+        stored,
+        audience.for_chat,
+        audience.player.view,
+        latest_of=("board", user_id),
+    )
 
 
 async def on_unknown_button(update: Update, context: BotContext) -> None:

@@ -52,10 +52,10 @@ CARD_TOP = 10
 
 
 async def challenge(update: Update, context: BotContext) -> None:
-    aud = context.audience
+    audience = context.audience
     assert update.effective_chat is not None
-    t = aud.post
-    if not aud.in_group:
+    t = audience.for_chat
+    if not audience.in_group:
         reply(
             context,
             update,
@@ -79,10 +79,10 @@ async def challenge(update: Update, context: BotContext) -> None:
     services = context.services
     assert update.effective_message is not None
     created = await services.challenges.create(
-        aud.chat_id,
+        audience.chat_id,
         update.effective_chat.title or "",
         t.language,
-        aud.player.user_id,
+        audience.player.user_id,
         size,
         duration,
         update_key(update),
@@ -146,11 +146,13 @@ async def _keep_card(services: Services, challenge: Challenge, message: Message)
         log.warning("second card of challenge %s not deleted: %s", challenge.id, error)
 
 
-async def join(update: Update, context: BotContext, aud: Audience, start_payload: str) -> None:
+async def join(update: Update, context: BotContext, audience: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
     services = context.services
-    t = aud.post
-    result = await services.challenges.join(start_payload, aud.player.user_id, update_key(update))
+    t = audience.for_chat
+    result = await services.challenges.join(
+        start_payload, audience.player.user_id, update_key(update)
+    )
     if result.status is JoinStatus.INVALID:
         reply(
             context,
@@ -179,7 +181,7 @@ async def join(update: Update, context: BotContext, aud: Audience, start_payload
             ),
         )
     assert result.entry is not None
-    send_board(context, update, result.entry, t, aud.player.view)
+    send_board(context, update, result.entry, t, audience.player.view)
 
 
 async def _card_translator(services: Services, challenge: Challenge) -> Translator:

@@ -30,23 +30,27 @@ async def start(update: Update, context: BotContext) -> None:
 
     `inline` is where inline mode sends someone who has not started the bot yet.
     """
-    aud = context.audience
-    if context.args and not aud.in_group and context.args[0].startswith("d"):
+    audience = context.audience
+    if context.args and not audience.in_group and context.args[0].startswith("d"):
         await sharing.join_duel(update, context, context.args[0])
         return
-    if context.args and not aud.in_group and context.args[0] != "inline":
-        await challenges.join(update, context, aud, context.args[0])
+    if context.args and not audience.in_group and context.args[0] != "inline":
+        await challenges.join(update, context, audience, context.args[0])
         return
     services = context.services
     assert update.effective_user is not None
     user = update.effective_user
-    reply(context, update, texts.welcome(aud.post, player_name(aud.post, user.first_name, user.id)))
-    stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
-    send_board(context, update, stored, aud.post, aud.player.view)
+    reply(
+        context,
+        update,
+        texts.welcome(audience.for_chat, player_name(audience.for_chat, user.first_name, user.id)),
+    )
+    stored = await services.games.current_or_start(audience.chat_id, _user_id(update))
+    send_board(context, update, stored, audience.for_chat, audience.player.view)
 
 
 async def new(update: Update, context: BotContext) -> None:
-    aud = context.audience
+    audience = context.audience
     services = context.services
     args = context.args or []
     size = parse_size(args[0]) if len(args) == 1 else None
@@ -54,68 +58,76 @@ async def new(update: Update, context: BotContext) -> None:
         reply(
             context,
             update,
-            aud.post._("Pick a board size:"),
-            reply_markup=render.size_menu(aud.post),
+            audience.for_chat._("Pick a board size:"),
+            reply_markup=render.size_menu(audience.for_chat),
         )
         return
-    stored = await services.games.start(aud.chat_id, _user_id(update), size, update_key(update))
-    send_board(context, update, stored, aud.post, aud.player.view)
+    stored = await services.games.start(
+        audience.chat_id, _user_id(update), size, update_key(update)
+    )
+    send_board(context, update, stored, audience.for_chat, audience.player.view)
 
 
 async def rules(update: Update, context: BotContext) -> None:
-    reply(context, update, texts.rules(context.audience.post))
+    reply(context, update, texts.rules(context.audience.for_chat))
 
 
 async def tips(update: Update, context: BotContext) -> None:
-    reply(context, update, texts.tips(context.audience.post))
+    reply(context, update, texts.tips(context.audience.for_chat))
 
 
 async def help_command(update: Update, context: BotContext) -> None:
-    aud = context.audience
-    reply(context, update, texts.help_text(aud.post, menu(aud.post, in_group=aud.in_group)))
+    audience = context.audience
+    reply(
+        context,
+        update,
+        texts.help_text(audience.for_chat, menu(audience.for_chat, in_group=audience.in_group)),
+    )
 
 
 async def best(update: Update, context: BotContext) -> None:
     """Personal records in private; the group's leaderboard in a group."""
-    aud = context.audience
-    if aud.in_group:
-        await groups.leaderboard(update, context, aud)
+    audience = context.audience
+    if audience.in_group:
+        await groups.leaderboard(update, context, audience)
         return
     records = await context.services.storage.records(_user_id(update))
-    reply(context, update, render.records_text(aud.post, records))
+    reply(context, update, render.records_text(audience.for_chat, records))
 
 
 async def language(update: Update, context: BotContext) -> None:
-    aud = context.audience
-    if aud.in_group and not await groups.speaks_for_group(update, context):
-        reply(context, update, aud.post._("Only the group's admins can change its language."))
+    audience = context.audience
+    if audience.in_group and not await groups.speaks_for_group(update, context):
+        reply(
+            context, update, audience.for_chat._("Only the group's admins can change its language.")
+        )
         return
-    if aud.in_group:
-        prompt = aud.post._("Choose the group's language:")
+    if audience.in_group:
+        prompt = audience.for_chat._("Choose the group's language:")
     else:
-        prompt = aud.post._("Choose your language:")
+        prompt = audience.for_chat._("Choose your language:")
     reply(context, update, prompt, reply_markup=render.language_menu())
 
 
 async def view(update: Update, context: BotContext) -> None:
     """Switch between the emoji grid and the numbers grid, then show the board that way."""
-    aud = context.audience
+    audience = context.audience
     services = context.services
     new_view = await services.players.set_view(
-        aud.chat_id,
+        audience.chat_id,
         _user_id(update),
-        render.other_view(aud.player.view),
+        render.other_view(audience.player.view),
         update_key(update),
     )
-    t = aud.post
+    t = audience.for_chat
     reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))
-    stored = await services.games.current_or_start(aud.chat_id, _user_id(update))
+    stored = await services.games.current_or_start(audience.chat_id, _user_id(update))
     send_board(context, update, stored, t, new_view)
 
 
 async def anonymous_player(update: Update, context: BotContext) -> None:
     """A command that needs a player, sent by an anonymous admin: Telegram hides who it is."""
-    t = context.audience.post
+    t = context.audience.for_chat
     reply(
         context,
         update,
@@ -124,7 +136,7 @@ async def anonymous_player(update: Update, context: BotContext) -> None:
 
 
 async def unknown_command(update: Update, context: BotContext) -> None:
-    t = context.audience.post
+    t = context.audience.for_chat
     reply(context, update, t._("I don't know that command. /help lists what I can do."))
 
 
@@ -132,7 +144,7 @@ async def chatter(update: Update, context: BotContext) -> None:
     """Plain text in a private chat: point to the buttons instead of staying silent."""
     if update.effective_user is None or update.effective_message is None:
         return
-    t = context.audience.post
+    t = context.audience.for_chat
     reply(
         context,
         update,

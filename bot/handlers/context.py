@@ -80,13 +80,14 @@ class BotData:
 class Audience:
     """Who sent an update, and the languages to answer in.
 
-    `own` is the sender's language, for toasts meant for them alone; `post` is what the bot
-    writes into the chat: the group's language when its admins chose one, else `own`.
+    `for_sender` is the sender's language, for toasts meant for them alone; `for_chat` is
+    what the bot writes into the chat: the group's language when its admins chose one, else
+    `for_sender`.
     """
 
     player: Player
-    own: Translator
-    post: Translator
+    for_sender: Translator
+    for_chat: Translator
     chat_id: int
     in_group: bool
     # An anonymous admin writing as the group: Telegram hides who it is, so no player.

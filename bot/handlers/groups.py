@@ -24,39 +24,41 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
 
 async def speaks_for_group(update: Update, context: BotContext) -> bool:
     """An admin of the group, or an anonymous admin writing as the group itself."""
-    aud = context.audience
-    if aud.as_group:
+    audience = context.audience
+    if audience.as_group:
         message = update.effective_message
         return (
             message is not None
             and message.sender_chat is not None
-            and (message.sender_chat.id == aud.chat_id)
+            and (message.sender_chat.id == audience.chat_id)
         )
-    return await is_admin(context, aud.chat_id, aud.player.user_id)
+    return await is_admin(context, audience.chat_id, audience.player.user_id)
 
 
-async def leaderboard(update: Update, context: BotContext, aud: Audience) -> None:
+async def leaderboard(update: Update, context: BotContext, audience: Audience) -> None:
     """The group's best games per board size, then its challenges: running and past."""
     assert update.effective_chat is not None
     storage = context.services.storage
-    user_id = aud.player.user_id
+    user_id = audience.player.user_id
     boards = {
-        size: await storage.group_leaderboard(aud.chat_id, size, TOP, asker=user_id)
+        size: await storage.group_leaderboard(audience.chat_id, size, TOP, asker=user_id)
         for size in engine.SIZES
     }
     running = [
         (challenge, await storage.challenge_standings(challenge.id, CHALLENGE_TOP))
-        for challenge in await storage.open_challenges(aud.chat_id)
+        for challenge in await storage.open_challenges(audience.chat_id)
     ]
     finished = []
-    for challenge in await storage.finished_challenges(aud.chat_id, PAST_CHALLENGES):
+    for challenge in await storage.finished_challenges(audience.chat_id, PAST_CHALLENGES):
         winner = await storage.challenge_standings(challenge.id, 1)
         finished.append((challenge, winner[0] if winner else None))
     title = update.effective_chat.title or ""
     reply(
         context,
         update,
-        group_leaderboard(aud.post, aud.chat_id, title, boards, TOP, user_id, running, finished),
+        group_leaderboard(
+            audience.for_chat, audience.chat_id, title, boards, TOP, user_id, running, finished
+        ),
     )
 
 

@@ -140,9 +140,9 @@ async def send_card(context: BotContext, stored: StoredGame, t: Translator) -> N
 
 async def share(update: Update, context: BotContext) -> None:
     """A picture of the game here (running, else the latest), with ▶️ for a duel and 📤."""
-    aud = context.audience
-    t = aud.post
-    stored = await context.services.sharing.subject(aud.chat_id, aud.player.user_id)
+    audience = context.audience
+    t = audience.for_chat
+    stored = await context.services.sharing.subject(audience.chat_id, audience.player.user_id)
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
@@ -151,7 +151,7 @@ async def share(update: Update, context: BotContext) -> None:
 
     async def send_card() -> None:
         try:
-            await _card(context, aud.chat_id, stored, t, caption, reply_markup=markup)
+            await _card(context, audience.chat_id, stored, t, caption, reply_markup=markup)
         except Busy:
             await send_reply(update, t._("Your last picture is still being made. One moment."))
             return
@@ -162,23 +162,23 @@ async def share(update: Update, context: BotContext) -> None:
             await send_reply(update, captions.inline_off(t))
 
     # Drawn and sent in the chat's turn, like every message the bot sends there.
-    post_in_turn(context, update, aud.chat_id, send_card)
+    post_in_turn(context, update, audience.chat_id, send_card)
 
 
 async def replay(update: Update, context: BotContext) -> None:
     """`/replay`: this chat's running or latest game; `/replay best [size]`: the best one."""
-    aud = context.audience
-    t = aud.post
+    audience = context.audience
+    t = audience.for_chat
     args = [word.lower() for word in context.args or []]
     sharing = context.services.sharing
-    subject = await sharing.subject(aud.chat_id, aud.player.user_id)
+    subject = await sharing.subject(audience.chat_id, audience.player.user_id)
     if args and args[0] == "best" and len(args) <= 2:
         default = subject.game.size if subject else engine.SIZES[0]
         size = parse_size(args[1]) if len(args) == 2 else default
         if size is None:
             reply(context, update, t._("Try /replay, or /replay best 4, 5 or 6."))
             return
-        stored = (await sharing.best_games(aud.player.user_id)).get(size)
+        stored = (await sharing.best_games(audience.player.user_id)).get(size)
         if stored is None:
             reply(context, update, t._("You have no {size} game yet.", size=size_name(t, size)))
             return
@@ -207,7 +207,7 @@ async def replay(update: Update, context: BotContext) -> None:
         return  # another delivery of this /replay draws and sends it
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
     context.application.create_task(
-        _send_replay(context, aud.chat_id, stored, t, slot), update=update
+        _send_replay(context, audience.chat_id, stored, t, slot), update=update
     )
 
 
@@ -357,10 +357,10 @@ async def _uploaded_card(
 
 async def join_duel(update: Update, context: BotContext, payload: str) -> None:
     """`/start d…` from a ▶️ link: a new game from the shared game's seed."""
-    aud = context.audience
-    t = aud.post
+    audience = context.audience
+    t = audience.for_chat
     services = context.services
-    result = await services.sharing.start_duel(payload, aud.player.user_id)
+    result = await services.sharing.start_duel(payload, audience.player.user_id)
     if result.status is DuelStatus.INVALID:
         reply(context, update, t._("This link doesn't work. Ask for a new one."))
         return
@@ -373,7 +373,7 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
     assert result.rival is not None and result.target is not None and result.entry is not None
     rival = await services.players.player(result.rival.owner_id)
     reply(context, update, captions.duel_started(t, rival, result.target))
-    send_board(context, update, result.entry, t, aud.player.view)
+    send_board(context, update, result.entry, t, audience.player.view)
 
 
 async def duel_over(context: BotContext, entry: StoredGame) -> None:
