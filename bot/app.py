@@ -23,8 +23,8 @@ from bot.config import Config
 from bot.handlers.announcements import catch_up
 from bot.handlers.challenges import schedule_open_challenges
 from bot.handlers.commands import menu
-from bot.handlers.context import CONTEXT_TYPES, BotContext, Services
-from bot.handlers.webapp import ChatSide
+from bot.handlers.context import CONTEXT_TYPES, BotContext, Runtime
+from bot.handlers.webapp import ChatEcho
 from bot.presentation import texts
 from bot.presentation.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.services.challenges import ChallengeService
@@ -134,26 +134,26 @@ async def _set_menu_button(application: Application, page: str) -> None:
     await application.bot.set_chat_menu_button(menu_button=button)
 
 
-def _webapp(config: Config, application: Application, services: Services) -> WebApp:
+def _webapp(config: Config, application: Application, runtime: Runtime) -> WebApp:
     return WebApp(
         token=config.token,
-        games=services.games,
-        players=services.players,
-        hints=services.hints,
-        throttle=services.throttle,
-        hint_throttle=services.hint_throttle,
-        chat=ChatSide(application),
+        games=runtime.games,
+        players=runtime.players,
+        hints=runtime.hints,
+        throttle=runtime.throttle,
+        hint_throttle=runtime.hint_throttle,
+        chat=ChatEcho(application),
         max_age=config.webapp_max_age,
     )
 
 
-def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
+def _services(config: Config, storage: Storage, pacer: Pacer) -> Runtime:
     locks = ChatLocks(storage)
     # One picture at a time per player, across the processes that share the database.
     workers = WorkerPool(claim=storage.exclusive if storage.shared else None)
     games = GameService(storage, locks)
     outbox = Outbox(storage)
-    return Services(
+    return Runtime(
         storage=storage,
         players=PlayerService(storage, locks),
         games=games,
@@ -175,26 +175,26 @@ def _services(config: Config, storage: Storage, pacer: Pacer) -> Services:
 
 
 async def _schedule_open_challenges(context: BotContext) -> None:
-    await schedule_open_challenges(context.application, context.services)
+    await schedule_open_challenges(context.application, context.runtime)
 
 
 async def _forget_idle_paces(context: BotContext) -> None:
     from bot.storage.postgres import PostgresStorage
 
-    storage = context.services.storage
+    storage = context.runtime.storage
     assert isinstance(storage, PostgresStorage)
     await storage.forget_paces(FORGET_PACES_AFTER)
 
 
 async def _forget_old_deliveries(context: BotContext) -> None:
-    forgotten = await context.services.update_log.forget_old()
+    forgotten = await context.runtime.update_log.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
-    sent = await context.services.outbox.forget_sent(time.time() - KEEP_SECONDS)
+    sent = await context.runtime.outbox.forget_sent(time.time() - KEEP_SECONDS)
     log.debug("forgot %d announcements sent long ago", sent)
 
 
 async def _catch_up(context: BotContext) -> None:
-    await catch_up(context.bot, context.services)
+    await catch_up(context.bot, context.runtime)
 
 
 def build_application(config: Config) -> Application:
@@ -270,20 +270,20 @@ def build_application(config: Config) -> Application:
             if updates_lock is not None:
                 await updates_lock.release()
             raise
-        services = application.bot_data.services = _services(config, storage, pacer)
+        runtime = application.bot_data.runtime = _services(config, storage, pacer)
         if storage.shared:
             from bot.storage.postgres import PostgresStorage
 
             assert isinstance(storage, PostgresStorage)
             pacer.share_budgets(storage)  # one pace per chat for all the bot's processes
-        application.bot_data.webapp = _webapp(config, application, services)
+        application.bot_data.webapp = _webapp(config, application, runtime)
         if config.hint_workers_at_start:
-            services.workers.start_workers()
+            runtime.workers.start_workers()
         await _set_command_menus(application)
         await _introduce(application)
-        if services.webapp_page is not None:
-            await _set_menu_button(application, services.webapp_page)
-        await schedule_open_challenges(application, services)
+        if runtime.webapp_page is not None:
+            await _set_menu_button(application, runtime.webapp_page)
+        await schedule_open_challenges(application, runtime)
         assert application.job_queue is not None
         # What a restart, an outage or another process left owed, now and every few seconds.
         application.job_queue.run_repeating(
@@ -304,20 +304,20 @@ def build_application(config: Config) -> Application:
         log.info("bot @%s ready, database %r", application.bot.username, storage)
 
     async def post_stop(application: Application) -> None:
-        services = application.bot_data.services
-        if services is not None:
+        runtime = application.bot_data.runtime
+        if runtime is not None:
             # A player's last move should reach the screen; a card waiting out its interval
             # would hold the shutdown up for nothing (the next tap redraws it).
-            await services.pacer.drain(timeout=SHUTDOWN_DRAIN)
+            await runtime.pacer.drain(timeout=SHUTDOWN_DRAIN)
             # What did not go out is owed still: the next process to look sends it.
             with contextlib.suppress(StorageUnavailable):
-                await services.outbox.release()
+                await runtime.outbox.release()
 
     async def post_shutdown(application: Application) -> None:
-        services = application.bot_data.services
-        if services is not None:
-            services.workers.close()
-            await services.storage.close()
+        runtime = application.bot_data.runtime
+        if runtime is not None:
+            runtime.workers.close()
+            await runtime.storage.close()
         if lock is not None:
             lock.release()
         if updates_lock is not None:

@@ -31,8 +31,9 @@ class StoredGame:
     challenge_id: int | None = None
     # A challenge entry takes no moves from this moment on, even before the end job runs.
     closes_at: float | None = None
-    hints: int = 0
-    hint: str | None = None
+    hints_used: int = 0
+    # The direction the last hint suggested, shown on the board until the next move.
+    shown_hint: str | None = None
     # engine.ACTION_CODES letters of every action so far; None for games saved before
     # actions were recorded, which have no replay.
     actions: str | None = ""

@@ -135,9 +135,9 @@ async def _set_webhook(application: Application, webhook: Webhook) -> None:
 
 
 async def _stop_workers(application: Application) -> None:
-    services = application.bot_data.services
-    if services is not None:
-        await services.workers.stop(grace=RENDER_GRACE)
+    runtime = application.bot_data.runtime
+    if runtime is not None:
+        await runtime.workers.stop(grace=RENDER_GRACE)
 
 
 async def _stop(application: Application) -> None:

@@ -53,7 +53,7 @@ async def running(api, proxied):
 
 async def board_linked(bot: RunningBot, user_id: int, message_id: int) -> None:
     """Wait until /start is done: its last step saves which message shows the board."""
-    storage = bot.application.bot_data.services.storage
+    storage = bot.application.bot_data.runtime.storage
     while (game := await storage.active_game(user_id, user_id)) is None or (
         game.message_id != message_id
     ):
@@ -90,7 +90,7 @@ async def test_a_tap_that_finds_every_connection_busy_gets_an_apology_soon(api, 
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     await board_linked(bot, anna.id, board.message_id)
-    pool = bot.application.bot_data.services.storage._pool
+    pool = bot.application.bot_data.runtime.storage._pool
     held = [await pool.acquire() for _ in range(pool.get_max_size())]
     try:
         answer, _ = await anna.tap(board, "⬅️", edit=False)

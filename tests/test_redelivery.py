@@ -146,9 +146,9 @@ async def test_repeated_commands_create_nothing_new_and_switch_nothing_back(stor
     board = await games.start(PLAYER, PLAYER, 4)
     hinted = await games.save_hint(board, "left", "q16")
     again_hinted = await games.save_hint(board, "up", "q16")  # a search may differ
-    assert hinted.hint == again_hinted.hint == "left"
+    assert hinted.shown_hint == again_hinted.shown_hint == "left"
     saved = await storage.game(board.id)
-    assert (saved.hint, saved.hints) == ("left", 1)
+    assert (saved.shown_hint, saved.hints_used) == ("left", 1)
     assert (await storage.records(PLAYER))[4].hints_used == 1
 
 

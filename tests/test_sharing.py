@@ -267,8 +267,8 @@ async def test_an_inline_answer_is_kept_a_few_seconds_per_player_and_query(inlin
     anna = play(inline_bot, User(api, 101, "Anna"))
     await play_moves(anna, 1)
     now = [0.0]
-    services = inline_bot.application.bot_data.services
-    services.inline_answers = TTLCache(100, ttl=INLINE_ANSWER_SECONDS, timer=lambda: now[0])
+    runtime = inline_bot.application.bot_data.runtime
+    runtime.inline_answers = TTLCache(100, ttl=INLINE_ANSWER_SECONDS, timer=lambda: now[0])
 
     def duel_ids(answer: dict) -> list[str]:
         return [r["id"] for r in answer["results"] if r["id"].startswith("duel-")]

@@ -334,7 +334,7 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     daan_board = await daan.open_board()
     # The taps' throttle on a stopped clock: the burst is all there is, however slow the run.
     frozen = Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST, clock=lambda: 0.0)
-    webbot.application.bot_data.services.throttle = frozen
+    webbot.application.bot_data.runtime.throttle = frozen
     webbot.application.bot_data.webapp.throttle = frozen
     anna_page = page(http, webbot, 101)
     game = game_id(anna_board)

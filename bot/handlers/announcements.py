@@ -19,13 +19,13 @@ from collections.abc import Awaitable, Callable
 from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
-from bot.handlers.context import Services
+from bot.handlers.context import Runtime
 from bot.models import Obligation
 from bot.storage import StorageUnavailable
 from bot.transport.pacer import Job
 
 log = logging.getLogger(__name__)
-Sender = Callable[[Bot, Services, Obligation], Awaitable[None]]
+Sender = Callable[[Bot, Runtime, Obligation], Awaitable[None]]
 _SENDERS: dict[str, Sender] = {}
 
 
@@ -39,31 +39,31 @@ def sends(kind: str) -> Callable[[Sender], Sender]:
     return register
 
 
-async def send_owed(bot: Bot, services: Services) -> None:
+async def send_owed(bot: Bot, runtime: Runtime) -> None:
     """Queue, each in its chat's turn after what is queued there, what is owed from here."""
-    for obligation in await services.outbox.take_due():
-        services.pacer.post(obligation.chat_id, _send(bot, services, obligation))
+    for obligation in await runtime.outbox.take_due():
+        runtime.pacer.post(obligation.chat_id, _send(bot, runtime, obligation))
 
 
-async def catch_up(bot: Bot, services: Services) -> None:
+async def catch_up(bot: Bot, runtime: Runtime) -> None:
     """End the challenges whose time is up, then send what is owed.
 
     During an outage this finds the database away, which its storage has logged already.
     """
     try:
-        await services.challenges.finish_overdue()
-        await send_owed(bot, services)
+        await runtime.challenges.finish_overdue()
+        await send_owed(bot, runtime)
     except StorageUnavailable:
         return
 
 
-def _send(bot: Bot, services: Services, obligation: Obligation) -> Job:
-    outbox = services.outbox
+def _send(bot: Bot, runtime: Runtime, obligation: Obligation) -> Job:
+    outbox = runtime.outbox
 
     async def send() -> None:
         # Held again when its turn comes: another process may have taken over meanwhile.
         if await outbox.hold(obligation):
-            await _SENDERS[obligation.kind](bot, services, obligation)
+            await _SENDERS[obligation.kind](bot, runtime, obligation)
             await outbox.settle(obligation)
 
     async def attempt() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 
-from bot.handlers.context import BotContext, Services
+from bot.handlers.context import BotContext, Runtime
 from bot.handlers.replies import post_in_turn
 from bot.models import StoredGame
 from bot.presentation import render
@@ -24,10 +24,10 @@ log = logging.getLogger(__name__)
 
 
 async def board_message(
-    services: Services, stored: StoredGame, t: Translator, view: str, *, share: bool = False
+    runtime: Runtime, stored: StoredGame, t: Translator, view: str, *, share: bool = False
 ) -> tuple[str, InlineKeyboardMarkup]:
-    storage = services.storage
-    best = await services.games.best_score(stored.owner_id, stored.game.size)
+    storage = runtime.storage
+    best = await runtime.games.best_score(stored.owner_id, stored.game.size)
     owner = None
     if stored.chat_id != stored.owner_id:
         owner = await storage.player(stored.owner_id)
@@ -35,7 +35,7 @@ async def board_message(
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
     rival = None
-    target = await services.sharing.duel_target(stored)
+    target = await runtime.sharing.duel_target(stored)
     if target is not None:
         rival = (await storage.player(target[0]), target[1].score)
     text = render.board_text(
@@ -45,27 +45,27 @@ async def board_message(
         t,
         stored.id,
         stored.game,
-        hint=stored.hint,
+        hint=stored.shown_hint,
         hints_on=stored.challenge_id is None,
         share=share,
         view=view,
         ended=challenge is not None and challenge.finished,
-        webapp=services.webapp_page if stored.chat_id == stored.owner_id else None,
+        webapp=runtime.webapp_page if stored.chat_id == stored.owner_id else None,
     )
     return text, keyboard
 
 
 async def _send_board(
-    bot: Bot, services: Services, stored: StoredGame, t: Translator, view: str
+    bot: Bot, runtime: Runtime, stored: StoredGame, t: Translator, view: str
 ) -> None:
-    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
+    text, markup = await board_message(runtime, stored, t, view, share=bot.supports_inline_queries)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
-    await services.games.link_message(stored, message.message_id)
+    await runtime.games.link_message(stored, message.message_id)
     if stored.message_id is not None and stored.message_id != message.message_id:
-        retire_board(bot, services, stored.chat_id, stored.message_id)
+        retire_board(bot, runtime, stored.chat_id, stored.message_id)
 
 
-def retire_board(bot: Bot, services: Services, chat_id: int, message_id: int) -> None:
+def retire_board(bot: Bot, runtime: Runtime, chat_id: int, message_id: int) -> None:
     """Take the buttons off a board that a newer message of its game has replaced, in turn.
 
     Players scroll up and tap old messages: only the newest board of a game keeps its
@@ -80,7 +80,7 @@ def retire_board(bot: Bot, services: Services, chat_id: int, message_id: int) ->
         except (NetworkError, Forbidden, ChatMigrated) as error:
             log.warning("old board %s in chat %s kept: %s", message_id, chat_id, error)
 
-    services.pacer.edit(chat_id, message_id, strip)
+    runtime.pacer.edit(chat_id, message_id, strip)
 
 
 def send_board(
@@ -96,20 +96,20 @@ def send_board(
 
     `latest_of`: a newer post of the same name replaces this one while it waits.
     """
-    bot, services = context.bot, context.services
+    bot, runtime = context.bot, context.runtime
 
     async def send() -> None:
-        latest = await services.games.saved(stored.id)
-        await _send_board(bot, services, latest or stored, t, view)
+        latest = await runtime.games.saved(stored.id)
+        await _send_board(bot, runtime, latest or stored, t, view)
 
     post_in_turn(context, update, stored.chat_id, send, latest_of=latest_of)
 
 
 async def _edit_board(
-    bot: Bot, services: Services, stored: StoredGame, message_id: int, t: Translator, view: str
+    bot: Bot, runtime: Runtime, stored: StoredGame, message_id: int, t: Translator, view: str
 ) -> None:
     """Redraw the board in the message that was tapped; a deleted message gets a fresh board."""
-    text, markup = await board_message(services, stored, t, view, share=bot.supports_inline_queries)
+    text, markup = await board_message(runtime, stored, t, view, share=bot.supports_inline_queries)
     try:
         await bot.edit_message_text(
             text, chat_id=stored.chat_id, message_id=message_id, reply_markup=markup
@@ -124,10 +124,10 @@ async def _edit_board(
                 message_id,
                 stored.chat_id,
             )
-            await _send_board(bot, services, stored, t, view)
+            await _send_board(bot, runtime, stored, t, view)
             return
         raise
-    await services.games.link_message(stored, message_id)
+    await runtime.games.link_message(stored, message_id)
 
 
 def request_redraw(
@@ -139,26 +139,26 @@ def request_redraw(
     rather than to the update's context. A flood wait puts it back into the queue, to draw
     the game as saved once the wait is over.
     """
-    bot, services = context.bot, context.services
+    bot, runtime = context.bot, context.runtime
 
     async def draw() -> None:
-        latest = await services.games.saved(stored.id)
+        latest = await runtime.games.saved(stored.id)
         if latest is None:
             return
         try:
-            await _edit_board(bot, services, latest, message_id, t, view)
+            await _edit_board(bot, runtime, latest, message_id, t, view)
         except (NetworkError, Forbidden, ChatMigrated) as error:
             # Timeouts, a player who blocked the bot, a group upgraded to a supergroup (its
             # old messages stay behind): the move is saved, and the next tap (or /start) draws
             # the board again.
             log.warning("board %s not redrawn in chat %s: %s", stored.id, stored.chat_id, error)
             return
-        if not services.storage.shared:
+        if not runtime.storage.shared:
             return  # this process's own later taps have asked for their redraw already
         # Another process may have drawn a newer move while this edit was on its way, and
         # this edit may have landed after it: then draw again.
-        now = await services.games.saved(stored.id)
-        if now is not None and (now.game, now.hint) != (latest.game, latest.hint):
-            services.pacer.edit(stored.chat_id, message_id, draw, replace=False)
+        now = await runtime.games.saved(stored.id)
+        if now is not None and (now.game, now.shown_hint) != (latest.game, latest.shown_hint):
+            runtime.pacer.edit(stored.chat_id, message_id, draw, replace=False)
 
-    services.pacer.edit(stored.chat_id, message_id, draw)
+    runtime.pacer.edit(stored.chat_id, message_id, draw)

@@ -39,7 +39,7 @@ async def track(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    players = context.services.players
+    players = context.runtime.players
     message = update.effective_message
     # Every anonymous admin of every group is the same "Group" user: never a player's name.
     as_group = message is not None and message.sender_chat is not None
@@ -55,5 +55,5 @@ async def track(update: Update, context: BotContext) -> None:
 
 async def sender_translator(context: BotContext, user: User) -> Translator:
     """The language a toast for `user` alone is in: their choice, else Telegram's."""
-    player = await context.services.players.player(user.id)
+    player = await context.runtime.players.player(user.id)
     return translator(player_language(player, user.language_code))

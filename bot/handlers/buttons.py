@@ -51,8 +51,8 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if tap.action == "view":
         await _switch_view(update, context, tap.game_id)
         return
-    services, audience = context.services, context.audience
-    result = await services.games.tap(
+    runtime, audience = context.runtime, context.audience
+    result = await runtime.games.tap(
         message.chat.id, query.from_user.id, tap.game_id, tap.action, update_key(update)
     )
     applied = result.stored if result.status is TapStatus.APPLIED else None
@@ -87,7 +87,7 @@ def _newer_board(
     if stored is None or stored.message_id is None or stored.message_id == tapped.message_id:
         return None
     if isinstance(tapped, Message) and tapped.reply_markup is not None:  # not taken off yet
-        retire_board(context.bot, context.services, stored.chat_id, tapped.message_id)
+        retire_board(context.bot, context.runtime, stored.chat_id, tapped.message_id)
     return stored.message_id
 
 
@@ -96,12 +96,12 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     query = _query(update)
     message = query.message
     assert message is not None
-    services, audience = context.services, context.audience
+    runtime, audience = context.runtime, context.audience
     t = audience.for_sender
-    if not services.hint_throttle.allow(query.from_user.id):
+    if not runtime.hint_throttle.allow(query.from_user.id):
         await answer(query, t._("Easy on the hints: give me a moment to think."))
         return
-    position = await services.games.hint_position(message.chat.id, query.from_user.id, game_id)
+    position = await runtime.games.hint_position(message.chat.id, query.from_user.id, game_id)
     if position.status is TapStatus.HINTS_OFF:
         await answer(query, t._("Hints are off in challenges: everyone plays on their own."))
         return
@@ -111,22 +111,22 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     assert position.stored is not None
     searched = position.stored
     # The hint already on the board is the answer for this position: no second search.
-    direction = searched.hint or await services.hints.suggest(
+    direction = searched.shown_hint or await runtime.hints.suggest(
         searched.game.board, searched.game.size
     )
     if direction is None:
         await answer(query, t._("No moves left, so I have no hint."))
         return
-    saved = await services.games.save_hint(searched, direction, update_key(update))
-    if saved is None or saved.hint is None:
+    saved = await runtime.games.save_hint(searched, direction, update_key(update))
+    if saved is None or saved.shown_hint is None:
         await answer(query, t._("The board changed while I was thinking. Ask again."))
         return
     await answer(
         query,
         t._(
             "💡 Try {arrow} {direction}.",
-            arrow=render.ARROWS[saved.hint],
-            direction=render.direction_name(t, saved.hint),
+            arrow=render.ARROWS[saved.shown_hint],
+            direction=render.direction_name(t, saved.shown_hint),
         ),
     )
     newer = _newer_board(context, saved, message)
@@ -139,12 +139,12 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
     query = _query(update)
     message = query.message
     assert message is not None
-    services, audience = context.services, context.audience
-    owned = await services.games.own_game(message.chat.id, query.from_user.id, game_id)
+    runtime, audience = context.runtime, context.audience
+    owned = await runtime.games.own_game(message.chat.id, query.from_user.id, game_id)
     if owned.status is not TapStatus.APPLIED or owned.stored is None:
         await _answer_tap(update, context, owned, audience)
         return
-    view = await services.players.set_view(
+    view = await runtime.players.set_view(
         audience.chat_id,
         query.from_user.id,
         render.other_view(audience.player.view),
@@ -171,13 +171,13 @@ async def _answer_tap(
         if moved_below:
             below = t._("Your game goes on in its newest board, further down.")
             toast = f"{toast}\n{below}" if toast else below
-        held = context.services.pacer.held_back(audience.chat_id)
+        held = context.runtime.pacer.held_back(audience.chat_id)
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)
         await answer(query, toast)
     elif result.status is TapStatus.NOT_YOURS:
         assert result.stored is not None
-        owner = await context.services.players.player(result.stored.owner_id)
+        owner = await context.runtime.players.player(result.stored.owner_id)
         name = player_name(t, owner.name, owner.user_id, html=False)
         await answer(query, t._("This is {name}'s game. /new starts your own.", name=name))
     elif result.status is TapStatus.CHALLENGE_OVER:
@@ -208,8 +208,8 @@ async def on_new_button(update: Update, context: BotContext) -> None:
         return
     message = query.message
     assert message is not None
-    services = context.services
-    stored = await services.games.start(
+    runtime = context.runtime
+    stored = await runtime.games.start(
         audience.chat_id, user_id, size, update_key(update), keep_unplayed=True
     )
     await answer(query)
@@ -234,7 +234,7 @@ async def on_language_button(update: Update, context: BotContext) -> None:
         return
     code = callbacks.parse_language(query.data)
     audience = context.audience
-    players = context.services.players
+    players = context.runtime.players
     t = translator(code)
     if audience.in_group:
         if not await groups.is_admin(context, audience.chat_id, query.from_user.id):
@@ -254,10 +254,10 @@ async def on_language_button(update: Update, context: BotContext) -> None:
 async def on_current_button(update: Update, context: BotContext) -> None:
     query = _query(update)
     audience = context.audience
-    services = context.services
+    runtime = context.runtime
     await answer(query)
     user_id = query.from_user.id
-    stored = await services.games.current_or_start(audience.chat_id, user_id)
+    stored = await runtime.games.current_or_start(audience.chat_id, user_id)
     send_board(
         context,
         update,

@@ -25,7 +25,7 @@ from telegram.ext import Application
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import update_key
-from bot.handlers.context import Audience, BotContext, Services
+from bot.handlers.context import Audience, BotContext, Runtime
 from bot.handlers.replies import reply
 from bot.models import Challenge, Obligation
 from bot.presentation.captions import deep_link
@@ -76,9 +76,9 @@ async def challenge(update: Update, context: BotContext) -> None:
             ),
         )
         return
-    services = context.services
+    runtime = context.runtime
     assert update.effective_message is not None
-    created = await services.challenges.create(
+    created = await runtime.challenges.create(
         audience.chat_id,
         update.effective_chat.title or "",
         t.language,
@@ -102,17 +102,17 @@ async def challenge(update: Update, context: BotContext) -> None:
     schedule_end(context.application, created)
     # The card is owed from the commit that made the challenge: the delivery that made it
     # holds it and posts it now; a repeated delivery finds nothing of its own to post.
-    await send_owed(context.bot, services)
+    await send_owed(context.bot, runtime)
 
 
 @sends(CARD)
-async def _post_card(bot: Bot, services: Services, obligation: Obligation) -> None:
+async def _post_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     """Post a new challenge's card, as the answer to its /challenge, and remember it."""
-    challenge = await services.storage.challenge(obligation.subject_id)
+    challenge = await runtime.storage.challenge(obligation.subject_id)
     if challenge is None or challenge.message_id is not None or challenge.finished:
         return
-    t = await _card_translator(services, challenge)
-    text, markup = await _card(bot.username, services, challenge, t)
+    t = await _card_translator(runtime, challenge)
+    text, markup = await _card(bot.username, runtime, challenge, t)
     try:
         message = await bot.send_message(
             challenge.chat_id,
@@ -121,11 +121,11 @@ async def _post_card(bot: Bot, services: Services, obligation: Obligation) -> No
             reply_to_message_id=obligation.reply_to,
         )
     except ChatMigrated as error:  # `follow_group` posts the card in the new chat
-        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+        await follow_group(bot, runtime, challenge.chat_id, error.new_chat_id)
         return
     except (Forbidden, BadRequest) as error:  # removed from the group, say
         # Without its card nobody can join: it must not hold one of the group's places.
-        withdrawn = await services.challenges.withdraw(challenge)
+        withdrawn = await runtime.challenges.withdraw(challenge)
         log.warning(
             "card of challenge %s not posted (%s)%s",
             challenge.id,
@@ -133,12 +133,12 @@ async def _post_card(bot: Bot, services: Services, obligation: Obligation) -> No
             "; withdrawn" if withdrawn else "",
         )
         return
-    await _keep_card(services, challenge, message)
+    await _keep_card(runtime, challenge, message)
 
 
-async def _keep_card(services: Services, challenge: Challenge, message: Message) -> None:
+async def _keep_card(runtime: Runtime, challenge: Challenge, message: Message) -> None:
     """Make `message` the challenge's card, or delete it if another card beat it there."""
-    if await services.challenges.set_card(challenge, message.message_id):
+    if await runtime.challenges.set_card(challenge, message.message_id):
         return
     try:
         await message.delete()
@@ -148,9 +148,9 @@ async def _keep_card(services: Services, challenge: Challenge, message: Message)
 
 async def join(update: Update, context: BotContext, audience: Audience, start_payload: str) -> None:
     """`/start <payload>` in private: enter the challenge and get its board."""
-    services = context.services
+    runtime = context.runtime
     t = audience.for_chat
-    result = await services.challenges.join(
+    result = await runtime.challenges.join(
         start_payload, audience.player.user_id, update_key(update)
     )
     if result.status is JoinStatus.INVALID:
@@ -169,7 +169,7 @@ async def join(update: Update, context: BotContext, audience: Audience, start_pa
         reply(context, update, ended)
         return
     if result.status is JoinStatus.JOINED:
-        card_language = (await _card_translator(services, result.challenge)).language
+        card_language = (await _card_translator(runtime, result.challenge)).language
         reply(
             context,
             update,
@@ -184,16 +184,16 @@ async def join(update: Update, context: BotContext, audience: Audience, start_pa
     send_board(context, update, result.entry, t, audience.player.view)
 
 
-async def _card_translator(services: Services, challenge: Challenge) -> Translator:
+async def _card_translator(runtime: Runtime, challenge: Challenge) -> Translator:
     """The group's chosen language, else the language the card was first posted in."""
-    language = await services.players.chat_language(challenge.chat_id)
+    language = await runtime.players.chat_language(challenge.chat_id)
     return translator(language or challenge.language)
 
 
 async def _card(
-    bot_username: str, services: Services, challenge: Challenge, t: Translator
+    bot_username: str, runtime: Runtime, challenge: Challenge, t: Translator
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    storage = services.storage
+    storage = runtime.storage
     standings = await storage.challenge_standings(challenge.id, CARD_TOP)
     players = await storage.challenge_players(challenge.id)
     text = challenge_card(t, challenge, standings, players, CARD_TOP)
@@ -205,37 +205,37 @@ async def _card(
 
 async def card_changed(context: BotContext, challenge_id: int) -> None:
     """A standing may have moved: one card redraw is queued, at most one per interval."""
-    bot, services = context.bot, context.services
-    challenge = await services.storage.challenge(challenge_id)
+    bot, runtime = context.bot, context.runtime
+    challenge = await runtime.storage.challenge(challenge_id)
     if challenge is None or challenge.message_id is None:
         return
     message_id = challenge.message_id
 
     async def draw() -> None:
-        current = await services.storage.challenge(challenge_id)
+        current = await runtime.storage.challenge(challenge_id)
         # Not a card that has gone: a group that moved has its card posted anew already.
         if current is not None and not current.finished and current.message_id == message_id:
             try:
-                await show_card(bot, services, current)
+                await show_card(bot, runtime, current)
             except NetworkError as error:  # the next standing that moves draws it again
                 log.warning("challenge card %s not updated: %s", current.id, error)
 
-    services.pacer.edit(challenge.chat_id, message_id, draw, every=services.card_interval)
+    runtime.pacer.edit(challenge.chat_id, message_id, draw, every=runtime.card_interval)
 
 
-async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
+async def show_card(bot: Bot, runtime: Runtime, challenge: Challenge) -> None:
     """Bring the challenge's card up to date: edit it, or post one if it has none.
 
     A challenge has no card after its group moved to a new id, which a send to the old id
     may be the first to tell: then the group is moved (`follow_group`) and the card posted
     in the new chat.
     """
-    t = await _card_translator(services, challenge)
-    text, markup = await _card(bot.username, services, challenge, t)
+    t = await _card_translator(runtime, challenge)
+    text, markup = await _card(bot.username, runtime, challenge, t)
     try:
         if challenge.message_id is None:
             message = await bot.send_message(challenge.chat_id, text, reply_markup=markup)
-            await _keep_card(services, challenge, message)
+            await _keep_card(runtime, challenge, message)
         else:
             await bot.edit_message_text(
                 text,
@@ -244,10 +244,10 @@ async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
                 reply_markup=markup,
             )
     except ChatMigrated as error:
-        await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
-        moved = await services.storage.challenge(challenge.id)
+        await follow_group(bot, runtime, challenge.chat_id, error.new_chat_id)
+        moved = await runtime.storage.challenge(challenge.id)
         if moved is not None and moved.finished:  # `follow_group` posts the open ones
-            await show_card(bot, services, moved)
+            await show_card(bot, runtime, moved)
     except RetryAfter:
         raise  # the group's queue shows it once the flood wait is over
     except BadRequest as error:
@@ -259,21 +259,21 @@ async def show_card(bot: Bot, services: Services, challenge: Challenge) -> None:
         log.warning("challenge card %s not updated: %s", challenge.id, error)
 
 
-async def follow_group(bot: Bot, services: Services, old: int, new: int) -> None:
+async def follow_group(bot: Bot, runtime: Runtime, old: int, new: int) -> None:
     """Group `old` is now supergroup `new`: move what the bot keeps of it there, and post
     the cards of its running challenges anew (the old messages stay in the old chat), in
     the new chat's turn."""
-    for challenge in await services.players.move_group(old, new):
-        services.pacer.post(new, _card_job(bot, services, challenge.id))
+    for challenge in await runtime.players.move_group(old, new):
+        runtime.pacer.post(new, _card_job(bot, runtime, challenge.id))
 
 
-def _card_job(bot: Bot, services: Services, challenge_id: int) -> Job:
+def _card_job(bot: Bot, runtime: Runtime, challenge_id: int) -> Job:
     """Show the challenge's card as it stands when the job's turn comes."""
 
     async def show() -> None:
-        current = await services.storage.challenge(challenge_id)
+        current = await runtime.storage.challenge(challenge_id)
         if current is not None:
-            await show_card(bot, services, current)
+            await show_card(bot, runtime, current)
 
     return show
 
@@ -288,14 +288,14 @@ def schedule_end(application: Application, challenge: Challenge) -> None:
     job_queue.run_once(_end, delay, data=challenge.id, name=f"end-{challenge.id}")
 
 
-async def schedule_open_challenges(application: Application, services: Services) -> None:
+async def schedule_open_challenges(application: Application, runtime: Runtime) -> None:
     """Every open challenge without an end job gets one (or ends right away if overdue).
 
     Runs at start-up, and with a shared database every minute: every process ends every open
     challenge on time, and `finish` lets exactly one of them post the final card and the
     winner, so a challenge does not wait for a restart if the process that made it is gone.
     """
-    for challenge in await services.storage.open_challenges():
+    for challenge in await runtime.storage.open_challenges():
         schedule_end(application, challenge)
 
 
@@ -308,29 +308,29 @@ async def _end(context: BotContext) -> None:
     """
     assert context.job is not None
     challenge_id: int = context.job.data  # type: ignore[assignment]
-    services = context.services
-    challenge = await services.storage.challenge(challenge_id)
-    finished = None if challenge is None else await services.challenges.finish(challenge)
+    runtime = context.runtime
+    challenge = await runtime.storage.challenge(challenge_id)
+    finished = None if challenge is None else await runtime.challenges.finish(challenge)
     if finished is not None:
-        await send_owed(context.bot, services)
+        await send_owed(context.bot, runtime)
         await _show_ended_boards(context, finished)
 
 
 @sends(FINAL_CARD)
-async def _show_final_card(bot: Bot, services: Services, obligation: Obligation) -> None:
-    challenge = await services.storage.challenge(obligation.subject_id)
+async def _show_final_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
+    challenge = await runtime.storage.challenge(obligation.subject_id)
     if challenge is not None:
-        await show_card(bot, services, challenge)
+        await show_card(bot, runtime, challenge)
 
 
 @sends(WINNER)
-async def _announce_winner(bot: Bot, services: Services, obligation: Obligation) -> None:
+async def _announce_winner(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     # Showing the card may have found the group under a new id: announce the winner there.
-    challenge = await services.storage.challenge(obligation.subject_id)
+    challenge = await runtime.storage.challenge(obligation.subject_id)
     if challenge is None:
         return
-    t = await _card_translator(services, challenge)
-    standings = await services.storage.challenge_standings(challenge.id, 1)
+    t = await _card_translator(runtime, challenge)
+    standings = await runtime.storage.challenge_standings(challenge.id, 1)
     text = winner_text(t, challenge, standings[0] if standings else None)
     # A reply to its own card: with two challenges ending together, each says which.
     card = None
@@ -340,7 +340,7 @@ async def _announce_winner(bot: Bot, services: Services, obligation: Obligation)
         try:
             await bot.send_message(challenge.chat_id, text, reply_parameters=card)
         except ChatMigrated as error:
-            await follow_group(bot, services, challenge.chat_id, error.new_chat_id)
+            await follow_group(bot, runtime, challenge.chat_id, error.new_chat_id)
             await bot.send_message(error.new_chat_id, text)
     except (Forbidden, BadRequest) as error:
         log.warning("winner of challenge %s not announced: %s", challenge.id, error)
@@ -349,10 +349,10 @@ async def _announce_winner(bot: Bot, services: Services, obligation: Obligation)
 async def _show_ended_boards(context: BotContext, challenge: Challenge) -> None:
     """Each entrant's board says that the challenge has ended, in their own chat and turn,
     so the arrows are not left to find it out one refused tap at a time."""
-    services = context.services
-    for entry in await services.storage.challenge_entries(challenge.id):
+    runtime = context.runtime
+    for entry in await runtime.storage.challenge_entries(challenge.id):
         if entry.message_id is None:
             continue
-        player = await services.players.player(entry.owner_id)
+        player = await runtime.players.player(entry.owner_id)
         t = translator(player_language(player))
         request_redraw(context, entry, entry.message_id, t, player.view)

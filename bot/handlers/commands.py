@@ -37,7 +37,7 @@ async def start(update: Update, context: BotContext) -> None:
     if context.args and not audience.in_group and context.args[0] != "inline":
         await challenges.join(update, context, audience, context.args[0])
         return
-    services = context.services
+    runtime = context.runtime
     assert update.effective_user is not None
     user = update.effective_user
     reply(
@@ -45,13 +45,13 @@ async def start(update: Update, context: BotContext) -> None:
         update,
         texts.welcome(audience.for_chat, player_name(audience.for_chat, user.first_name, user.id)),
     )
-    stored = await services.games.current_or_start(audience.chat_id, _user_id(update))
+    stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
     send_board(context, update, stored, audience.for_chat, audience.player.view)
 
 
 async def new(update: Update, context: BotContext) -> None:
     audience = context.audience
-    services = context.services
+    runtime = context.runtime
     args = context.args or []
     size = parse_size(args[0]) if len(args) == 1 else None
     if size is None:
@@ -62,9 +62,7 @@ async def new(update: Update, context: BotContext) -> None:
             reply_markup=render.size_menu(audience.for_chat),
         )
         return
-    stored = await services.games.start(
-        audience.chat_id, _user_id(update), size, update_key(update)
-    )
+    stored = await runtime.games.start(audience.chat_id, _user_id(update), size, update_key(update))
     send_board(context, update, stored, audience.for_chat, audience.player.view)
 
 
@@ -91,7 +89,7 @@ async def best(update: Update, context: BotContext) -> None:
     if audience.in_group:
         await groups.leaderboard(update, context, audience)
         return
-    records = await context.services.storage.records(_user_id(update))
+    records = await context.runtime.storage.records(_user_id(update))
     reply(context, update, render.records_text(audience.for_chat, records))
 
 
@@ -112,8 +110,8 @@ async def language(update: Update, context: BotContext) -> None:
 async def view(update: Update, context: BotContext) -> None:
     """Switch between the emoji grid and the numbers grid, then show the board that way."""
     audience = context.audience
-    services = context.services
-    new_view = await services.players.set_view(
+    runtime = context.runtime
+    new_view = await runtime.players.set_view(
         audience.chat_id,
         _user_id(update),
         render.other_view(audience.player.view),
@@ -121,7 +119,7 @@ async def view(update: Update, context: BotContext) -> None:
     )
     t = audience.for_chat
     reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))
-    stored = await services.games.current_or_start(audience.chat_id, _user_id(update))
+    stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
     send_board(context, update, stored, t, new_view)
 
 

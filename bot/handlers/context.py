@@ -39,7 +39,7 @@ InlineAnswer = tuple[list[InlineQueryResultCachedPhoto], InlineQueryResultsButto
 
 
 @dataclass
-class Services:
+class Runtime:
     """Everything the handlers work with, built once at start-up (bot/app.py)."""
 
     storage: Storage
@@ -71,7 +71,7 @@ class Services:
 class BotData:
     """The application-wide state python-telegram-bot keeps: the services, once started."""
 
-    services: Services | None = None
+    runtime: Runtime | None = None
     webapp: WebApp | None = None  # what the Mini App's API works with, once started
     telegram: TelegramHealth | None = None  # how the calls to Telegram went
 
@@ -106,10 +106,10 @@ class BotContext(
         self._audience: Audience | None = None
 
     @property
-    def services(self) -> Services:
-        services = self.bot_data.services
-        assert services is not None, "services are set in post_init, before any update"
-        return services
+    def runtime(self) -> Runtime:
+        runtime = self.bot_data.runtime
+        assert runtime is not None, "services are set in post_init, before any update"
+        return runtime
 
     @property
     def audience(self) -> Audience:

@@ -65,4 +65,4 @@ async def _apologise(update: Update, context: BotContext, user: User) -> None:
             except TelegramError:
                 log.warning("could not deliver the apology for a failed update", exc_info=True)
 
-        context.services.pacer.post(chat_id, send)
+        context.runtime.pacer.post(chat_id, send)

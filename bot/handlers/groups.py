@@ -38,7 +38,7 @@ async def speaks_for_group(update: Update, context: BotContext) -> bool:
 async def leaderboard(update: Update, context: BotContext, audience: Audience) -> None:
     """The group's best games per board size, then its challenges: running and past."""
     assert update.effective_chat is not None
-    storage = context.services.storage
+    storage = context.runtime.storage
     user_id = audience.player.user_id
     boards = {
         size: await storage.group_leaderboard(audience.chat_id, size, TOP, asker=user_id)
@@ -75,4 +75,4 @@ async def migrated(update: Update, context: BotContext) -> None:
     else:
         assert message.migrate_from_chat_id is not None
         old, new = message.migrate_from_chat_id, message.chat.id
-    await challenges.follow_group(context.bot, context.services, old, new)
+    await challenges.follow_group(context.bot, context.runtime, old, new)

@@ -38,7 +38,7 @@ def post_in_turn(
     claimed the update's posts (on another process, or before a restart) sends nothing.
     """
     application = context.application
-    update_log = context.services.update_log
+    update_log = context.runtime.update_log
     key = update_key(update) if isinstance(update, Update) else None
     claimed = False  # kept for a run again after a flood wait
 
@@ -55,7 +55,7 @@ def post_in_turn(
         except Exception as error:
             await application.process_error(update, error)
 
-    context.services.pacer.post(chat_id, run, latest_of=latest_of)
+    context.runtime.pacer.post(chat_id, run, latest_of=latest_of)
 
 
 def offered(query: CallbackQuery) -> bool:
@@ -95,7 +95,7 @@ def _edit_tapped(context: BotContext, query: CallbackQuery, edit: Job) -> None:
     """Edit the tapped message in turn; a later edit of it, or a board redraw, replaces it."""
     message = query.message
     assert message is not None
-    context.services.pacer.edit(message.chat.id, message.message_id, edit)
+    context.runtime.pacer.edit(message.chat.id, message.message_id, edit)
 
 
 def show_text(context: BotContext, query: CallbackQuery, text: str) -> None:

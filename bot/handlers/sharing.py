@@ -26,7 +26,7 @@ import engine
 from bot.handlers.announcements import send_owed, sends
 from bot.handlers.board_messages import send_board
 from bot.handlers.bookkeeping import display_name, sender_translator, update_key
-from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Services
+from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Runtime
 from bot.handlers.replies import post_in_turn, reply, send_reply
 from bot.metrics import RENDER
 from bot.models import Obligation, Player, StoredGame
@@ -54,7 +54,7 @@ async def _send_picture(
     file_id_of: Callable[[Message], str],
 ) -> Message:
     """Send by the file id of an earlier upload if there is one, else draw and upload."""
-    sharing = context.services.sharing
+    sharing = context.runtime.sharing
     cached = await sharing.file_id(key)
     if cached is not None:
         try:
@@ -68,7 +68,7 @@ async def _send_picture(
 
 async def _figures(context: BotContext, stored: StoredGame, t: Translator) -> images.CardFigures:
     """What a card shows, the owner's name cleaned as every text cleans it."""
-    storage = context.services.storage
+    storage = context.runtime.storage
     best = await storage.best_score(stored.owner_id, stored.game.size)
     name = (await storage.player(stored.owner_id)).name
     return images.card_figures(stored.game, best, pictured_name(t, name, stored.owner_id))
@@ -83,7 +83,7 @@ async def _card(
     **options: object,
 ) -> Message:
     figures = await _figures(context, stored, t)
-    workers = context.services.workers
+    workers = context.runtime.workers
 
     async def render() -> bytes:
         with RENDER.labels("card").time():
@@ -111,9 +111,9 @@ async def card_message(
 ) -> tuple[str, InlineKeyboardMarkup]:
     """The card's caption and buttons: ▶️ for a duel when the game has one, and 📤."""
     # A running challenge's tiles stay secret: its entry is shown, but offers no duel.
-    secret = await context.services.sharing.in_running_challenge(stored)
+    secret = await context.runtime.sharing.in_running_challenge(stored)
     link = None if secret else _duel_link(context, stored)
-    owner = await context.services.players.player(stored.owner_id)
+    owner = await context.runtime.players.player(stored.owner_id)
     if link is None:  # a running challenge's entry, or a game from before actions were logged
         caption = captions.card_caption(t, owner, stored.game)
     else:
@@ -142,7 +142,7 @@ async def share(update: Update, context: BotContext) -> None:
     """A picture of the game here (running, else the latest), with ▶️ for a duel and 📤."""
     audience = context.audience
     t = audience.for_chat
-    stored = await context.services.sharing.subject(audience.chat_id, audience.player.user_id)
+    stored = await context.runtime.sharing.subject(audience.chat_id, audience.player.user_id)
     if stored is None or stored.game.moves == 0:
         reply(context, update, t._("You have no game to show yet. /new starts one."))
         return
@@ -170,7 +170,7 @@ async def replay(update: Update, context: BotContext) -> None:
     audience = context.audience
     t = audience.for_chat
     args = [word.lower() for word in context.args or []]
-    sharing = context.services.sharing
+    sharing = context.runtime.sharing
     subject = await sharing.subject(audience.chat_id, audience.player.user_id)
     if args and args[0] == "best" and len(args) <= 2:
         default = subject.game.size if subject else engine.SIZES[0]
@@ -195,14 +195,14 @@ async def replay(update: Update, context: BotContext) -> None:
         return
     # Its place in the picture queue is taken now, so a full queue is said at once.
     try:
-        slot = context.services.workers.claim(stored.owner_id)
+        slot = context.runtime.workers.claim(stored.owner_id)
     except Busy:
         reply(context, update, t._("Your last picture is still being made. One moment."))
         return
     except Crowded:
         reply(context, update, captions.crowded(t))
         return
-    if not await context.services.update_log.first_to_post(update_key(update)):
+    if not await context.runtime.update_log.first_to_post(update_key(update)):
         slot.release()
         return  # another delivery of this /replay draws and sends it
     # A replay takes seconds to draw: do it beside this chat's updates, not in front of them.
@@ -217,12 +217,12 @@ async def _send_replay(
     """Draw and send the replay in `slot`, the place in the picture queue claimed for it."""
     assert stored.actions is not None
     actions = stored.actions
-    workers = context.services.workers
+    workers = context.runtime.workers
     with slot:
         figures = await _figures(context, stored, t)
         # Each frame's BEST is the best as of that frame: the player's other games, then this
         # one as it stood (frames draw the larger of the two), never this game's final score.
-        storage = context.services.storage
+        storage = context.runtime.storage
         others = await storage.best_of_others(stored.owner_id, stored.game.size, stored.id)
         figures = replace(figures, best=others)
         caption = captions.replay_caption(t, Player(stored.owner_id, figures.name), stored.game)
@@ -264,13 +264,13 @@ async def inline_query(update: Update, context: BotContext) -> None:
     query = update.inline_query
     assert query is not None
     user = query.from_user
-    answers = context.services.inline_answers
+    answers = context.runtime.inline_answers
     known = answers.get((user.id, query.query))
     if known is not None:
         await _send_inline(query, known)
         return
     t = await sender_translator(context, user)
-    sharing = context.services.sharing
+    sharing = context.runtime.sharing
     offers: list[Offer] = []
     latest = await sharing.latest_anywhere(user.id)
     sender = Player(user.id, display_name(user))
@@ -335,7 +335,7 @@ async def _answer_inline(
     if unreachable:
         button = InlineQueryResultsButton(t._("Play 2048 first"), start_parameter="inline")
     await _send_inline(query, (results, button))
-    context.services.inline_answers[(user.id, query.query)] = (results, button)
+    context.runtime.inline_answers[(user.id, query.query)] = (results, button)
 
 
 async def _uploaded_card(
@@ -344,7 +344,7 @@ async def _uploaded_card(
     """The card's file id; `fresh`: sent again first, so a refused stored id is replaced."""
     figures = await _figures(context, stored, t)
     key = images.card_key(t, figures)
-    cached = None if fresh else await context.services.sharing.file_id(key)
+    cached = None if fresh else await context.runtime.sharing.file_id(key)
     if cached is not None:
         return cached
     message = await _card(context, user_id, stored, t, None, disable_notification=True)
@@ -359,8 +359,8 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
     """`/start d…` from a ▶️ link: a new game from the shared game's seed."""
     audience = context.audience
     t = audience.for_chat
-    services = context.services
-    result = await services.sharing.start_duel(payload, audience.player.user_id)
+    runtime = context.runtime
+    result = await runtime.sharing.start_duel(payload, audience.player.user_id)
     if result.status is DuelStatus.INVALID:
         reply(context, update, t._("This link doesn't work. Ask for a new one."))
         return
@@ -371,27 +371,27 @@ async def join_duel(update: Update, context: BotContext, payload: str) -> None:
         reply(context, update, t._("That's your own game: send the link to a friend."))
         return
     assert result.rival is not None and result.target is not None and result.entry is not None
-    rival = await services.players.player(result.rival.owner_id)
+    rival = await runtime.players.player(result.rival.owner_id)
     reply(context, update, captions.duel_started(t, rival, result.target))
     send_board(context, update, result.entry, t, audience.player.view)
 
 
 async def duel_over(context: BotContext, entry: StoredGame) -> None:
     """When a duel's game is over, both players are owed the comparison."""
-    if await context.services.sharing.finish_duel(entry):
-        await send_owed(context.bot, context.services)
+    if await context.runtime.sharing.finish_duel(entry):
+        await send_owed(context.bot, context.runtime)
 
 
 @sends(DUEL_RESULT)
-async def _tell(bot: Bot, services: Services, obligation: Obligation) -> None:
+async def _tell(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     """One of the two players gets the comparison, in their language."""
-    result = await services.sharing.duel_result(obligation.subject_id)
+    result = await runtime.sharing.duel_result(obligation.subject_id)
     if result is None:
         return
     reader = obligation.chat_id
     friend = reader == result.entry.owner_id
     other = result.rival.owner_id if friend else result.entry.owner_id
-    me, them = await services.players.player(reader), await services.players.player(other)
+    me, them = await runtime.players.player(reader), await runtime.players.player(other)
     t = translator(player_language(me))
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:

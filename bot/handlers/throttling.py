@@ -36,7 +36,7 @@ def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
     """Unanswered: the client shows the answer to the query the typist stops at."""
     query = update.inline_query
     assert query is not None
-    if context.services.inline_throttle.allow(query.from_user.id):
+    if context.runtime.inline_throttle.allow(query.from_user.id):
         return
     log.debug("inline query %s from %s dropped: over its budget", query.id, query.from_user.id)
     raise ApplicationHandlerStop
@@ -45,7 +45,7 @@ def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
 async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     query = update.callback_query
     assert query is not None
-    if context.services.throttle.allow(query.from_user.id):
+    if context.runtime.throttle.allow(query.from_user.id):
         return
     t = await sender_translator(context, query.from_user)
     await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
@@ -58,9 +58,9 @@ def _drop_excess_messages(update: Update, context: BotContext) -> None:
         return  # taps, edits and service updates have their own rules
     if message.migrate_to_chat_id is not None or message.migrate_from_chat_id is not None:
         return  # a group's upgrade notice costs no reply, and the bot must follow the group
-    services = context.services
-    group_ok = chat.type not in GROUP_TYPES or services.group_message_throttle.allow(chat.id)
-    if services.message_throttle.allow(user.id) and group_ok:
+    runtime = context.runtime
+    group_ok = chat.type not in GROUP_TYPES or runtime.group_message_throttle.allow(chat.id)
+    if runtime.message_throttle.allow(user.id) and group_ok:
         return
     log.debug("message %s in chat %s dropped: over its budget", message.message_id, chat.id)
     raise ApplicationHandlerStop

@@ -1,7 +1,7 @@
 """The chat's side of the Mini App: the board message catches up, and 📤 sends the card.
 
 The Mini App's API (bot/web/miniapp/) knows nothing of Telegram's handlers; the bot hands it this
-`ChatSide`, which does what a tap would have done for the chat: a paced, coalesced redraw of
+`ChatEcho`, which does what a tap would have done for the chat: a paced, coalesced redraw of
 the game's board message (a new board when it has none), a challenge's card and a duel's
 result after a move, and the card `/share` sends.
 """
@@ -19,7 +19,7 @@ from bot.presentation.i18n import Translator, translator
 from bot.services.games import TapResult
 
 
-class ChatSide:
+class ChatEcho:
     def __init__(self, application: Application) -> None:
         self._application = application
 
@@ -28,7 +28,7 @@ class ChatSide:
 
     async def _post_language(self, context: BotContext, stored: StoredGame, own: str) -> Translator:
         """The language the chat's board is in: a group's chosen one, else the player's."""
-        players = context.services.players
+        players = context.runtime.players
         group = (
             None
             if stored.chat_id == stored.owner_id
@@ -39,7 +39,7 @@ class ChatSide:
     async def redraw(self, stored: StoredGame, language: str) -> None:
         context = self._context()
         t = await self._post_language(context, stored, language)
-        view = (await context.services.players.player(stored.owner_id)).view
+        view = (await context.runtime.players.player(stored.owner_id)).view
         if stored.message_id is None:
             send_board(context, None, stored, t, view)
         else:

@@ -40,7 +40,7 @@ def state(t: Translator, stored: StoredGame, best: int, number: int) -> dict[str
         "won": game.awaiting_choice,
         "over": game.over,
         "active": stored.active,
-        "hint": stored.hint,
+        "hint": stored.shown_hint,
         "hints": stored.challenge_id is None,
         "banner": _plain(render.game_banner(t, game)),
         "title": render.size_name(t, game.size),
@@ -71,12 +71,12 @@ def page_texts(t: Translator) -> dict[str, Any]:
 def hint_toast(t: Translator, direction: str | None, saved: StoredGame | None) -> str:
     if direction is None:
         return t._("No moves left, so I have no hint.")
-    if saved is None or saved.hint is None:
+    if saved is None or saved.shown_hint is None:
         return t._("The board changed while I was thinking. Ask again.")
     return t._(
         "💡 Try {arrow} {direction}.",
-        arrow=render.ARROWS[saved.hint],
-        direction=render.direction_name(t, saved.hint),  # type: ignore[arg-type]
+        arrow=render.ARROWS[saved.shown_hint],
+        direction=render.direction_name(t, saved.shown_hint),  # type: ignore[arg-type]
     )
 
 

@@ -324,7 +324,9 @@ class GameService:
         logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
         return TapResult(
             TapStatus.APPLIED,
-            replace(stored, game=after, played_counted=played_counted, hint=None, actions=logged),
+            replace(
+                stored, game=after, played_counted=played_counted, shown_hint=None, actions=logged
+            ),
             turn.outcome,
         )
 
@@ -364,9 +366,11 @@ class GameService:
             if current is None or current.game != searched.game or not current.active:
                 return None
             if first is not None:
-                return current if current.hint is not None else None
-            if current.hint is not None:  # asked again on the same position: one hint
+                return current if current.shown_hint is not None else None
+            if current.shown_hint is not None:  # asked again on the same position: one hint
                 return current
             await storage.save_hint(current, direction)
             await record(storage, update_key, direction)
-        return self._remember(replace(current, hint=direction, hints=current.hints + 1))
+        return self._remember(
+            replace(current, shown_hint=direction, hints_used=current.hints_used + 1)
+        )

@@ -19,11 +19,11 @@ DATABASE_TIMEOUT = 3.0
 
 
 async def _trouble(application: Application) -> str | None:
-    services = application.bot_data.services
-    if services is None:
+    runtime = application.bot_data.runtime
+    if runtime is None:
         return "starting"
     try:
-        await asyncio.wait_for(services.storage.schema_version(), DATABASE_TIMEOUT)
+        await asyncio.wait_for(runtime.storage.schema_version(), DATABASE_TIMEOUT)
     except TimeoutError:
         return f"the database did not answer within {DATABASE_TIMEOUT:g} s"
     except Exception as error:
