@@ -15,10 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
-from bot.playground.runner import polling
+from bot.lifecycle import running
 
 GROUP = -100999
 ARROWS = ("⬅️", "⬆️", "➡️", "⬇️")
@@ -33,7 +32,7 @@ async def run(players: int, seconds: float) -> tuple[int, int, float]:
     async with FakeBotApi() as api:
         with tempfile.TemporaryDirectory() as folder:
             config = Config(api.token, api.base_url, Path(folder) / "bench.sqlite3", "WARNING")
-            async with polling(build_application(config), poll_timeout=1):
+            async with running(config, poll_timeout=1):
                 api.add_user(1, "Host")
                 api.add_group(GROUP, "Bench", admins={1})
                 api.send_text(1, GROUP, "/challenge")

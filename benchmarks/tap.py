@@ -20,10 +20,9 @@ from typing import Any
 from telegram import Update
 from telegram.ext import ContextTypes, TypeHandler
 
-from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
-from bot.playground.runner import polling
+from bot.lifecycle import opened, serving
 
 ARROWS = ("g:{}:l", "g:{}:u", "g:{}:r", "g:{}:d")
 
@@ -43,32 +42,32 @@ async def run(taps: int, chats: int) -> list[float]:
     # No flood limits and no pacing here: their waiting is deliberate, not the bot's work.
     async with FakeBotApi(flood=None) as api:
         with tempfile.TemporaryDirectory() as folder:
-            application = build_application(bench_config(api, folder, pace=None))
-            application.add_handler(TypeHandler(Update, stamp), group=-3)  # before all others
-            async with polling(application, poll_timeout=1):
-                boards = {}
-                for chat in range(1, chats + 1):
-                    api.add_user(chat, f"Player {chat}")
-                    api.send_text(chat, chat, "/start")
-                    await api.wait_request("sendMessage", chat_id=chat)
-                    sent = await api.wait_request("sendMessage", chat_id=chat)
-                    game_id = sent.result["reply_markup"]["inline_keyboard"][0][0][
-                        "callback_data"
-                    ].split(":")[1]
-                    boards[chat] = (sent.result["message_id"], game_id)
-                costs = []
-                for i in range(taps):
-                    chat = 1 + i % chats
-                    message_id, game_id = boards[chat]
-                    data = ARROWS[(i // chats) % 4].format(game_id)
-                    mark = api.mark()
-                    query = api.tap(chat, chat, message_id, data, strict=False)
-                    answer = await api.wait_answer(query)
-                    if answer.get("text"):
-                        continue  # that direction moved nothing: no edit to time
-                    edit = await api.wait_request("editMessageText", after=mark, chat_id=chat)
-                    costs.append(edit.time - started[query])
-                return costs
+            async with opened(bench_config(api, folder, pace=None)) as process:
+                process.application.add_handler(TypeHandler(Update, stamp), group=-3)  # first
+                async with serving(process, poll_timeout=1):
+                    boards = {}
+                    for chat in range(1, chats + 1):
+                        api.add_user(chat, f"Player {chat}")
+                        api.send_text(chat, chat, "/start")
+                        await api.wait_request("sendMessage", chat_id=chat)
+                        sent = await api.wait_request("sendMessage", chat_id=chat)
+                        game_id = sent.result["reply_markup"]["inline_keyboard"][0][0][
+                            "callback_data"
+                        ].split(":")[1]
+                        boards[chat] = (sent.result["message_id"], game_id)
+                    costs = []
+                    for i in range(taps):
+                        chat = 1 + i % chats
+                        message_id, game_id = boards[chat]
+                        data = ARROWS[(i // chats) % 4].format(game_id)
+                        mark = api.mark()
+                        query = api.tap(chat, chat, message_id, data, strict=False)
+                        answer = await api.wait_answer(query)
+                        if answer.get("text"):
+                            continue  # that direction moved nothing: no edit to time
+                        edit = await api.wait_request("editMessageText", after=mark, chat_id=chat)
+                        costs.append(edit.time - started[query])
+                    return costs
 
 
 def main() -> None:

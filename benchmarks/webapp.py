@@ -35,12 +35,12 @@ import aiohttp
 from aiohttp import web
 
 from benchmarks import tap
-from bot.app import build_application
+from bot.config import MINIAPP_PATH
 from bot.emulator import FakeBotApi
 from bot.emulator.webapp import LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, init_data, launch_url
-from bot.playground.runner import polling
+from bot.lifecycle import running
 from bot.transport.throttle import Throttle
-from bot.web.miniapp.api import PAGE_PATH, STATIC, webapp_routes
+from bot.web.miniapp.api import STATIC, miniapp_routes
 from bot.web.server import build_web_app
 
 CHROMIUM = "/usr/bin/chromium"
@@ -97,7 +97,7 @@ async def _api_moves(base: str, token: str, users: range, moves: int) -> tuple[i
 
     async def play(session: aiohttp.ClientSession, user: int) -> int:
         init = init_data(token, {"id": user, "first_name": f"Player {user}"})
-        url = f"{base}{PAGE_PATH}/api/"
+        url = f"{base}{MINIAPP_PATH}/api/"
         async with session.post(url + "open", json={"initData": init}) as r:
             state = await r.json()
             game = state["game"]
@@ -145,7 +145,7 @@ async def _browser(base: str, token: str, presses: int) -> list[list[float]]:
             )
             page = await context.new_page()
             user = {"id": 1, "first_name": "Player 1"}
-            await page.goto(launch_url(f"{base}{PAGE_PATH}/", token, user, LIGHT_THEME))
+            await page.goto(launch_url(f"{base}{MINIAPP_PATH}/", token, user, LIGHT_THEME))
             await page.wait_for_selector("body[data-ready=true][data-idle=true]")
             await page.evaluate(TIMING)
             for _ in range(presses):
@@ -192,12 +192,10 @@ async def run(moves: int, clients: int, presses: int) -> None:
             config = tap.bench_config(
                 api, folder, webapp_url="https://bench.example.org", hint_workers_at_start=False
             )
-            application = build_application(config)
-            async with polling(application, poll_timeout=1):
-                webapp = application.bot_data.webapp
+            async with running(config, poll_timeout=1) as process:
                 # The throttle's waits are deliberate, not the server's work.
-                webapp.throttle = Throttle(rate=1e9, burst=1e9)
-                app = build_web_app([webapp_routes(lambda: webapp)])
+                process.miniapp.throttle = Throttle(rate=1e9, burst=1e9)
+                app = build_web_app([miniapp_routes(process.miniapp)])
                 app.middlewares.append(timed)
                 runner, base = await _serve(app)
                 try:

@@ -23,8 +23,8 @@ from telegram.error import InvalidToken, NetworkError
 
 from bot import __version__
 from bot.config import ConfigError, load_config, load_log_level, settings_help
+from bot.lifecycle import run
 from bot.logs import configure_logging
-from bot.runner import run
 from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable
 from bot.web.server import ListenError

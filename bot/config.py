@@ -10,6 +10,8 @@ from pathlib import Path
 
 # initData older than this is refused unless the operator sets another age (WEBAPP_MAX_AGE).
 DEFAULT_INITDATA_MAX_AGE = 24 * 3600.0
+# Where the Mini App's page is, under the bot's web server (and so under WEBAPP_URL).
+MINIAPP_PATH = "/app"
 TOKEN_PATTERN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{30,100}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Telegram's rule for setWebhook's secret_token.

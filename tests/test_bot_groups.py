@@ -8,14 +8,14 @@ import time
 
 import pytest
 
-from bot.app import GROUP_MESSAGE_BURST, GROUP_MESSAGES_PER_SECOND
 from bot.emulator import StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
-from bot.handlers.challenges import CARD_TOP
+from bot.chat.cards import CARD_TOP
 from bot.presentation.i18n import translator
 from bot.presentation.leaderboards import standing_line
 from bot.presentation.render import tile_emoji
 from bot.storage import open_storage
+from bot.wiring import GROUP_MESSAGE_BURST, GROUP_MESSAGES_PER_SECOND
 from tests.support.boards import button_data, buttons, grid, isolated, moving_code
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import User, eventually

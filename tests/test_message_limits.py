@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import engine
 from bot.emulator.html import parse_html, utf16_len
 from bot.emulator.validation import MAX_TEXT_LENGTH
-from bot.handlers.groups import CHALLENGE_TOP, PAST_CHALLENGES, TOP
+from bot.handlers.commands import CHALLENGE_TOP, PAST_CHALLENGES, TOP
 from bot.models import Challenge, Standing
 from bot.presentation.i18n import LANGUAGES, translator
 from bot.presentation.leaderboards import group_leaderboard

@@ -15,9 +15,10 @@ import pytest
 from telegram import Update
 
 import engine
-from bot.handlers.bookkeeping import update_key
+from bot.chat.posts import update_key
+from bot.outcomes import TapStatus
 from bot.services.challenges import ChallengeService, JoinStatus, payload
-from bot.services.games import GameService, TapStatus
+from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
 from bot.services.redelivery import KEEP_SECONDS, UpdateLog

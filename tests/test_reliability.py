@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from bot.app import TAP_BURST, TAPS_PER_SECOND
 from bot.config import TELEGRAM_PACE
 from bot.presentation.callbacks import GAME_PATTERN, parse_game_tap
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import User, eventually

@@ -16,9 +16,9 @@ from cachetools import TTLCache
 
 import engine
 from bot.emulator import FakeBotApi, Upload
-from bot.handlers.context import INLINE_ANSWER_SECONDS
 from bot.presentation import images
 from bot.presentation.i18n import translator
+from bot.wiring import INLINE_ANSWER_SECONDS
 from tests.support.boards import button_data, buttons, isolated, moving_code
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually

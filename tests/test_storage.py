@@ -16,8 +16,9 @@ import asyncpg
 import pytest
 
 import engine
+from bot.outcomes import TapStatus
 from bot.services.challenges import ChallengeService, JoinStatus, payload
-from bot.services.games import GameService, TapStatus
+from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
 from bot.storage.schema import POSTGRES, SQLITE, migrations

@@ -20,18 +20,17 @@ import pytest
 from aiohttp import web
 
 import engine
-from bot.app import TAP_BURST, TAPS_PER_SECOND
-from bot.config import DEFAULT_INITDATA_MAX_AGE, Config, ConfigError, load_config
+from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH, Config, ConfigError, load_config
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
 from bot.presentation.i18n import translator
 from bot.services.games import move_number
 from bot.storage import open_storage
 from bot.transport.throttle import Throttle
-from bot.web.miniapp.api import PAGE_PATH
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
@@ -65,7 +64,7 @@ class Page:
 
     async def post(self, name: str, status: int = 200, **body) -> dict:
         async with self.http.post(
-            f"{self.base}{PAGE_PATH}/api/{name}", json={"initData": self.init, **body}
+            f"{self.base}{MINIAPP_PATH}/api/{name}", json={"initData": self.init, **body}
         ) as response:
             assert response.status == status, await response.text()
             return await response.json()
@@ -78,7 +77,7 @@ async def webbot_fixture(api, database):
     await running.start()
     # The bot's own route sets, as its web server serves them in production.
     config = Config(token=api.token, webapp_url=WEBAPP_URL, metrics=False)
-    app = build_web_app(route_sets(config, running.application))
+    app = build_web_app(route_sets(config, running.application, running.process.miniapp))
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -203,7 +202,7 @@ async def test_initdata_that_proves_nothing_is_refused_and_changes_nothing(
         "not_a_string": 7,
     }[forgery]
     assert init != good
-    url = f"{webbot.web_base}{PAGE_PATH}/api/move"
+    url = f"{webbot.web_base}{MINIAPP_PATH}/api/move"
     body = {"initData": init, "game": game_id(board), "seq": 0, "action": "left"}
     async with http.post(url, json=body) as response:
         assert response.status == 401
@@ -294,7 +293,7 @@ async def test_malformed_bodies_are_refused_and_change_nothing(api, webbot, http
         body = body.replace(b'"game": 1', f'"game": {game_id(board)}'.encode())
         body = b'{"initData": ' + init.encode() + b", " + body[1:]
     name = "new" if b"size" in body else "move"
-    url = f"{webbot.web_base}{PAGE_PATH}/api/{name}"
+    url = f"{webbot.web_base}{MINIAPP_PATH}/api/{name}"
     async with http.post(url, data=body) as response:
         assert response.status == status
     assert await stored_game(webbot.database, 101, 101) == before
@@ -335,13 +334,13 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     # The taps' throttle on a stopped clock: the burst is all there is, however slow the run.
     frozen = Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST, clock=lambda: 0.0)
     webbot.application.bot_data.runtime.throttle = frozen
-    webbot.application.bot_data.webapp.throttle = frozen
+    webbot.process.miniapp.throttle = frozen
     anna_page = page(http, webbot, 101)
     game = game_id(anna_board)
 
     async def call() -> int:
         async with http.post(
-            f"{webbot.web_base}{PAGE_PATH}/api/open",
+            f"{webbot.web_base}{MINIAPP_PATH}/api/open",
             json={"initData": anna_page.init, "game": game},
         ) as response:
             if response.status == 429:
@@ -475,14 +474,16 @@ async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp
     User(api, 101, "Anna")
     database = tmp_path / "bot.sqlite3"
     async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
-        status, html = await bot.get(f"{PAGE_PATH}/")
+        status, html = await bot.get(f"{MINIAPP_PATH}/")
         assert status == 200 and "telegram-web-app.js" in html
         init = init_data(api.token, 101)
-        async with http.post(bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init}) as answer:
+        async with http.post(
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init}
+        ) as answer:
             assert answer.status == 200
             opened = await answer.json()
         async with http.post(
-            bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
         ) as answer:
             assert answer.status == 401
     assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])

@@ -22,9 +22,10 @@ import pytest
 from PIL import Image
 
 import engine
+from bot.config import MINIAPP_PATH
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
-from bot.web.miniapp.api import PAGE_PATH, STATIC
+from bot.web.miniapp.api import STATIC
 from tests.support.boards import shown_board
 from tests.support.databases import put_board, stored_game, without_clock
 from tests.support.harness import User, eventually
@@ -152,7 +153,7 @@ class Expected:
 
 
 def page_url(webbot, user: dict, theme: dict[str, str], game: int) -> str:
-    page = f"{webbot.web_base}{PAGE_PATH}/?game={game}"
+    page = f"{webbot.web_base}{MINIAPP_PATH}/?game={game}"
     return launch_url(page, webbot.api.token, user, theme)
 
 

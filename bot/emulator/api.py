@@ -15,6 +15,7 @@ return consecutive matching requests, never the same one twice. Pass ``after=mar
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import Callable, Collection, Iterable
 from types import TracebackType
@@ -87,10 +88,13 @@ class FakeBotApi:
 
     # ----- lifecycle ----------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Start serving; ``port=0`` binds a free port (see :attr:`port`)."""
+    async def start(
+        self, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None
+    ) -> None:
+        """Start serving; ``port=0`` binds a free port (see :attr:`port`), and ``sock``, a
+        socket bound already, serves there: its address is known before the server starts."""
         self.world.closing = False
-        await self._server.start(host, port)
+        await self._server.start(host, port, sock)
         self.webhook.start()
 
     async def stop(self) -> None:

@@ -9,6 +9,7 @@ names, 401 for a wrong token, 404 for unknown methods, and the HTTP status equal
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -90,13 +91,14 @@ class BotApiServer:
             setup(app)
         return app
 
-    async def start(self, host: str, port: int) -> None:
-        """Bind and serve; ``port=0`` picks a free port (read it from ``self.port``)."""
+    async def start(self, host: str, port: int, sock: socket.socket | None = None) -> None:
+        """Bind and serve, or serve on ``sock`` if given (bound already); ``port=0`` picks a
+        free port (read it from ``self.port``)."""
         runner = web.AppRunner(
             self.make_app(), access_log=None, handle_signals=False, shutdown_timeout=1.0
         )
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
+        site = web.TCPSite(runner, host, port) if sock is None else web.SockSite(runner, sock)
         await site.start()
         self._runner = runner
         self.host = host

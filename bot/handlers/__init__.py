@@ -1,6 +1,13 @@
-"""Telegram update handlers, one module per concern; `register` wires them all up."""
+"""Telegram's updates in: one callback per kind of update, each in the module of its concern.
+
+`register` is the one table of what runs for which update; handler modules import no other
+handler module, only the typed context (context.py), and send through bot/chat/.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from telegram import Update
 from telegram.ext import (
@@ -13,11 +20,63 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import bookkeeping, buttons, commands, errors, groups, sharing, throttling
+from bot.handlers import (
+    bookkeeping,
+    buttons,
+    challenges,
+    commands,
+    errors,
+    groups,
+    sharing,
+    throttling,
+)
+from bot.handlers.context import BotContext
 from bot.presentation import callbacks
+from bot.presentation.menus import MENU
 
 THROTTLING_GROUP = -2  # drops what is over budget before anything else runs
 BOOKKEEPING_GROUP = -1  # runs before every handler of group 0
+Handler = Callable[[Update, BotContext], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A slash command and its handler; its menu line is in bot/presentation/menus.py."""
+
+    name: str
+    handler: Handler
+    # Whether it needs to know who is playing: an anonymous admin cannot use it.
+    plays: bool = False
+
+
+async def start(update: Update, context: BotContext) -> None:
+    """`/start`, or a deep link's `/start <payload>` in private: a duel, else a challenge.
+
+    `inline` is where inline mode sends someone who has not started the bot yet.
+    """
+    payload = context.args[0] if context.args and not context.audience.in_group else None
+    if payload is not None and payload.startswith("d"):
+        await sharing.join_duel(update, context)
+    elif payload is not None and payload != "inline":
+        await challenges.join(update, context)
+    else:
+        await commands.start(update, context)
+
+
+# In the order of the menus.
+COMMANDS: tuple[Command, ...] = (
+    Command("start", start, plays=True),
+    Command("new", commands.new, plays=True),
+    Command("rules", commands.rules),
+    Command("tips", commands.tips),
+    Command("best", commands.best),
+    Command("challenge", challenges.challenge),
+    Command("share", sharing.share, plays=True),
+    Command("replay", sharing.replay, plays=True),
+    Command("view", commands.view, plays=True),
+    Command("language", commands.language),
+    Command("help", commands.help_command),
+)
 
 
 def _no_data(data: object) -> bool:
@@ -26,15 +85,16 @@ def _no_data(data: object) -> bool:
 
 
 def register(application: Application) -> None:
+    assert [command.name for command in COMMANDS] == [line.name for line in MENU]
     application.add_handler(TypeHandler(Update, throttling.drop_excess), group=THROTTLING_GROUP)
     application.add_handler(TypeHandler(Update, bookkeeping.track), group=BOOKKEEPING_GROUP)
     # New messages only: editing an old message must not run its command (or chatter) again.
     new = filters.UpdateType.MESSAGE
     players_only = new & ~filters.SenderChat.ALL
-    for command in commands.COMMANDS:
+    for command in COMMANDS:
         only = players_only if command.plays else new
         application.add_handler(CommandHandler(command.name, command.handler, filters=only))
-    playing = [command.name for command in commands.COMMANDS if command.plays]
+    playing = [command.name for command in COMMANDS if command.plays]
     application.add_handler(
         CommandHandler(playing, commands.anonymous_player, filters=new & filters.SenderChat.ALL)
     )

@@ -6,22 +6,37 @@ import math
 
 from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
-import engine
-from bot.handlers import challenges, groups, sharing
-from bot.handlers.board_messages import request_redraw, retire_board, send_board
-from bot.handlers.bookkeeping import sender_translator, update_key
+from bot.chat.boards import redraw_board, retire_board, send_board
+from bot.chat.effects import show_effects
+from bot.chat.posts import (
+    KeyboardSwap,
+    Say,
+    TextSwap,
+    answer,
+    edit_tapped,
+    post_in_turn,
+    update_key,
+)
 from bot.handlers.context import Audience, BotContext
-from bot.handlers.replies import answer, offered, post_in_turn, show_keyboard, show_text
 from bot.models import StoredGame
-from bot.presentation import callbacks, render
+from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
+from bot.presentation import callbacks, render, toasts
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.names import player_name
-from bot.services.games import TapResult, TapStatus
 
 
 def _query(update: Update) -> CallbackQuery:
     assert update.callback_query is not None
     return update.callback_query
+
+
+def offered(query: CallbackQuery) -> bool:
+    """Whether the tapped message really has a button with this data (forged data has not)."""
+    message = query.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    return markup is not None and any(
+        button.callback_data == query.data for row in markup.inline_keyboard for button in row
+    )
 
 
 def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:
@@ -60,20 +75,11 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     if result.changed and result.stored is not None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         board_id = newer if newer is not None else message.message_id
-        request_redraw(context, result.stored, board_id, audience.for_chat, audience.player.view)
+        redraw_board(
+            context.application, result.stored, board_id, audience.for_chat, audience.player.view
+        )
     await _answer_tap(update, context, result, audience, moved_below=newer is not None)
-    await after_move(context, result)
-
-
-async def after_move(context: BotContext, result: TapResult) -> None:
-    """What a committed move changes beyond its board: a challenge's card, a duel's result."""
-    stored = result.stored
-    if not result.changed or stored is None:
-        return
-    if stored.challenge_id is not None:
-        await challenges.card_changed(context, stored.challenge_id)
-    if result.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None:
-        await sharing.duel_over(context, stored)
+    await show_effects(context.bot, runtime, result.effects)
 
 
 def _newer_board(
@@ -91,6 +97,12 @@ def _newer_board(
     return stored.message_id
 
 
+async def _owner_name(context: BotContext, t: Translator, stored: StoredGame | None) -> str:
+    assert stored is not None
+    owner = await context.runtime.players.player(stored.owner_id)
+    return player_name(t, owner.name, owner.user_id, html=False)
+
+
 async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     """Search off the event loop; moves go on meanwhile, and a hint for an old board is dropped."""
     query = _query(update)
@@ -101,37 +113,29 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     if not runtime.hint_throttle.allow(query.from_user.id):
         await answer(query, t._("Easy on the hints: give me a moment to think."))
         return
-    position = await runtime.games.hint_position(message.chat.id, query.from_user.id, game_id)
-    if position.status is TapStatus.HINTS_OFF:
-        await answer(query, t._("Hints are off in challenges: everyone plays on their own."))
-        return
-    if position.status is not TapStatus.SEARCH:
-        await _answer_tap(update, context, position, audience)
-        return
-    assert position.stored is not None
-    searched = position.stored
-    # The hint already on the board is the answer for this position: no second search.
-    direction = searched.shown_hint or await runtime.hints.suggest(
-        searched.game.board, searched.game.size
+    result = await runtime.games.hint(
+        message.chat.id, query.from_user.id, game_id, update_key(update)
     )
-    if direction is None:
-        await answer(query, t._("No moves left, so I have no hint."))
+    if result.status is HintStatus.REFUSED:
+        assert result.refused is not None
+        await _answer_tap(update, context, result.refused, audience)
         return
-    saved = await runtime.games.save_hint(searched, direction, update_key(update))
-    if saved is None or saved.shown_hint is None:
-        await answer(query, t._("The board changed while I was thinking. Ask again."))
-        return
-    await answer(
-        query,
-        t._(
-            "💡 Try {arrow} {direction}.",
-            arrow=render.ARROWS[saved.shown_hint],
-            direction=render.direction_name(t, saved.shown_hint),
-        ),
+    await answer(query, toasts.hint_toast(t, result))
+    if result.status is HintStatus.SHOWN:
+        _redraw_tapped(context, result, message)
+
+
+def _redraw_tapped(
+    context: BotContext, result: HintResult, tapped: MaybeInaccessibleMessage
+) -> None:
+    """The hint shown on the game's newest board (the tapped one, or the one below it)."""
+    assert result.stored is not None
+    audience = context.audience
+    newer = _newer_board(context, result.stored, tapped)
+    board_id = newer if newer is not None else tapped.message_id
+    redraw_board(
+        context.application, result.stored, board_id, audience.for_chat, audience.player.view
     )
-    newer = _newer_board(context, saved, message)
-    board_id = newer if newer is not None else message.message_id
-    request_redraw(context, saved, board_id, audience.for_chat, audience.player.view)
 
 
 async def _switch_view(update: Update, context: BotContext, game_id: int) -> None:
@@ -140,9 +144,10 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
     message = query.message
     assert message is not None
     runtime, audience = context.runtime, context.audience
-    owned = await runtime.games.own_game(message.chat.id, query.from_user.id, game_id)
-    if owned.status is not TapStatus.APPLIED or owned.stored is None:
-        await _answer_tap(update, context, owned, audience)
+    access = await runtime.games.own_game(message.chat.id, query.from_user.id, game_id)
+    if access.stored is None:
+        assert access.refused is not None
+        await _answer_tap(update, context, access.refused, audience)
         return
     view = await runtime.players.set_view(
         audience.chat_id,
@@ -151,9 +156,9 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
         update_key(update),
     )
     await answer(query, render.view_notice(audience.for_sender, view))
-    newer = _newer_board(context, owned.stored, message)
+    newer = _newer_board(context, access.stored, message)
     board_id = newer if newer is not None else message.message_id
-    request_redraw(context, owned.stored, board_id, audience.for_chat, view)
+    redraw_board(context.application, access.stored, board_id, audience.for_chat, view)
 
 
 async def _answer_tap(
@@ -166,27 +171,21 @@ async def _answer_tap(
 ) -> None:
     """`moved_below`: the tap came from an older board of the game, so say where it went."""
     query, t = _query(update), audience.for_sender
+    owner = None
+    if result.status is TapStatus.NOT_YOURS:
+        owner = await _owner_name(context, t, result.stored)
+    toast = toasts.tap_toast(t, result, owner=owner)
     if result.status is TapStatus.APPLIED:
-        toast = render.outcome_toast(t, result.outcome)
         if moved_below:
             below = t._("Your game goes on in its newest board, further down.")
             toast = f"{toast}\n{below}" if toast else below
         held = context.runtime.pacer.held_back(audience.chat_id)
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)
-        await answer(query, toast)
-    elif result.status is TapStatus.NOT_YOURS:
-        assert result.stored is not None
-        owner = await context.runtime.players.player(result.stored.owner_id)
-        name = player_name(t, owner.name, owner.user_id, html=False)
-        await answer(query, t._("This is {name}'s game. /new starts your own.", name=name))
-    elif result.status is TapStatus.CHALLENGE_OVER:
-        await answer(query, t._("This challenge has ended. Your score counts as it stands."))
-    elif result.status is TapStatus.OLD_GAME:
-        await answer(query, t._("This board is from a game that has ended."))
-        show_keyboard(context, query, render.current_board_keyboard(audience.for_chat))
-    else:
-        await answer(query, t._("This board is no longer available. /start shows your game."))
+    await answer(query, toast)
+    if result.status is TapStatus.OLD_GAME:
+        keyboard = KeyboardSwap(query, render.current_board_keyboard(audience.for_chat))
+        edit_tapped(context.application, query, keyboard)
 
 
 async def on_new_button(update: Update, context: BotContext) -> None:
@@ -196,15 +195,15 @@ async def on_new_button(update: Update, context: BotContext) -> None:
     size = callbacks.parse_new_game(query.data)
     if size is None:
         await answer(query)
-        menu_text, menu = (
-            audience.for_chat._("Pick a board size:"),
-            render.size_menu(audience.for_chat),
+        menu = render.size_menu(audience.for_chat)
+        text = audience.for_chat._("Pick a board size:")
+        post_in_turn(
+            context.application,
+            update,
+            audience.chat_id,
+            Say(context.bot, audience.chat_id, text, {"reply_markup": menu}),
+            latest_of=("size menu", user_id),
         )
-
-        async def send_menu() -> None:
-            await context.bot.send_message(audience.chat_id, menu_text, reply_markup=menu)
-
-        post_in_turn(context, update, audience.chat_id, send_menu, latest_of=("size menu", user_id))
         return
     message = query.message
     assert message is not None
@@ -213,17 +212,11 @@ async def on_new_button(update: Update, context: BotContext) -> None:
         audience.chat_id, user_id, size, update_key(update), keep_unplayed=True
     )
     await answer(query)
+    t, view = audience.for_chat, audience.player.view
     if audience.in_group:  # the menu is shared: leave it for others, post the board anew
-        send_board(
-            context,
-            update,
-            stored,
-            audience.for_chat,
-            audience.player.view,
-            latest_of=("board", user_id),
-        )
+        send_board(context.application, update, stored, t, view, latest_of=("board", user_id))
     else:
-        request_redraw(context, stored, message.message_id, audience.for_chat, audience.player.view)
+        redraw_board(context.application, stored, message.message_id, t, view)
 
 
 async def on_language_button(update: Update, context: BotContext) -> None:
@@ -237,7 +230,7 @@ async def on_language_button(update: Update, context: BotContext) -> None:
     players = context.runtime.players
     t = translator(code)
     if audience.in_group:
-        if not await groups.is_admin(context, audience.chat_id, query.from_user.id):
+        if not await context.is_admin(audience.chat_id, query.from_user.id):
             await answer(
                 query, audience.for_sender._("Only the group's admins can change its language.")
             )
@@ -248,7 +241,7 @@ async def on_language_button(update: Update, context: BotContext) -> None:
         await players.set_language(audience.chat_id, query.from_user.id, code)
         confirmation = t._("I'll speak English with you from now on.")
     await answer(query, confirmation)
-    show_text(context, query, confirmation)
+    edit_tapped(context.application, query, TextSwap(query, confirmation))
 
 
 async def on_current_button(update: Update, context: BotContext) -> None:
@@ -259,7 +252,7 @@ async def on_current_button(update: Update, context: BotContext) -> None:
     user_id = query.from_user.id
     stored = await runtime.games.current_or_start(audience.chat_id, user_id)
     send_board(
-        context,
+        context.application,
         update,
         stored,
         audience.for_chat,
@@ -271,5 +264,5 @@ async def on_current_button(update: Update, context: BotContext) -> None:
 async def on_unknown_button(update: Update, context: BotContext) -> None:
     """Forged, garbled or long-retired button data: say so, touch nothing."""
     query = _query(update)
-    t = await sender_translator(context, query.from_user)
+    t = await context.sender_translator(query.from_user)
     await answer(query, t._("This button doesn't work any more. /start shows your game."))

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-
 from telegram import Update
 
-from bot.handlers import challenges, groups, sharing
-from bot.handlers.board_messages import send_board
-from bot.handlers.bookkeeping import update_key
-from bot.handlers.context import BotContext
-from bot.handlers.replies import reply
+import engine
+from bot.chat.boards import send_board
+from bot.chat.posts import reply, update_key
+from bot.handlers.context import Audience, BotContext
 from bot.presentation import render, texts
-from bot.presentation.i18n import Translator
+from bot.presentation.leaderboards import group_leaderboard
+from bot.presentation.menus import menu
 from bot.presentation.names import player_name
 from bot.services.games import parse_size
 
-Handler = Callable[[Update, BotContext], Awaitable[None]]
+TOP = 10
+CHALLENGE_TOP = 3  # a running challenge's leaders in /best; its card shows more
+PAST_CHALLENGES = 3  # finished challenges whose winners /best recalls
 
 
 def _user_id(update: Update) -> int:
@@ -26,27 +25,15 @@ def _user_id(update: Update) -> int:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """Welcome and the current board; a deep link opens its challenge or duel instead.
-
-    `inline` is where inline mode sends someone who has not started the bot yet.
-    """
+    """Welcome and the current board (a deep link's payload goes elsewhere: see register)."""
     audience = context.audience
-    if context.args and not audience.in_group and context.args[0].startswith("d"):
-        await sharing.join_duel(update, context, context.args[0])
-        return
-    if context.args and not audience.in_group and context.args[0] != "inline":
-        await challenges.join(update, context, audience, context.args[0])
-        return
     runtime = context.runtime
     assert update.effective_user is not None
     user = update.effective_user
-    reply(
-        context,
-        update,
-        texts.welcome(audience.for_chat, player_name(audience.for_chat, user.first_name, user.id)),
-    )
+    t = audience.for_chat
+    reply(context.application, update, texts.welcome(t, player_name(t, user.first_name, user.id)))
     stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
-    send_board(context, update, stored, audience.for_chat, audience.player.view)
+    send_board(context.application, update, stored, t, audience.player.view)
 
 
 async def new(update: Update, context: BotContext) -> None:
@@ -56,28 +43,28 @@ async def new(update: Update, context: BotContext) -> None:
     size = parse_size(args[0]) if len(args) == 1 else None
     if size is None:
         reply(
-            context,
+            context.application,
             update,
             audience.for_chat._("Pick a board size:"),
             reply_markup=render.size_menu(audience.for_chat),
         )
         return
     stored = await runtime.games.start(audience.chat_id, _user_id(update), size, update_key(update))
-    send_board(context, update, stored, audience.for_chat, audience.player.view)
+    send_board(context.application, update, stored, audience.for_chat, audience.player.view)
 
 
 async def rules(update: Update, context: BotContext) -> None:
-    reply(context, update, texts.rules(context.audience.for_chat))
+    reply(context.application, update, texts.rules(context.audience.for_chat))
 
 
 async def tips(update: Update, context: BotContext) -> None:
-    reply(context, update, texts.tips(context.audience.for_chat))
+    reply(context.application, update, texts.tips(context.audience.for_chat))
 
 
 async def help_command(update: Update, context: BotContext) -> None:
     audience = context.audience
     reply(
-        context,
+        context.application,
         update,
         texts.help_text(audience.for_chat, menu(audience.for_chat, in_group=audience.in_group)),
     )
@@ -87,24 +74,63 @@ async def best(update: Update, context: BotContext) -> None:
     """Personal records in private; the group's leaderboard in a group."""
     audience = context.audience
     if audience.in_group:
-        await groups.leaderboard(update, context, audience)
+        await _leaderboard(update, context, audience)
         return
     records = await context.runtime.storage.records(_user_id(update))
-    reply(context, update, render.records_text(audience.for_chat, records))
+    reply(context.application, update, render.records_text(audience.for_chat, records))
+
+
+async def _leaderboard(update: Update, context: BotContext, audience: Audience) -> None:
+    """The group's best games per board size, then its challenges: running and past."""
+    assert update.effective_chat is not None
+    storage = context.runtime.storage
+    user_id = audience.player.user_id
+    boards = {
+        size: await storage.group_leaderboard(audience.chat_id, size, TOP, asker=user_id)
+        for size in engine.SIZES
+    }
+    running = [
+        (challenge, await storage.challenge_standings(challenge.id, CHALLENGE_TOP))
+        for challenge in await storage.open_challenges(audience.chat_id)
+    ]
+    finished = []
+    for challenge in await storage.finished_challenges(audience.chat_id, PAST_CHALLENGES):
+        winner = await storage.challenge_standings(challenge.id, 1)
+        finished.append((challenge, winner[0] if winner else None))
+    title = update.effective_chat.title or ""
+    text = group_leaderboard(
+        audience.for_chat, audience.chat_id, title, boards, TOP, user_id, running, finished
+    )
+    reply(context.application, update, text)
+
+
+async def _speaks_for_group(update: Update, context: BotContext) -> bool:
+    """An admin of the group, or an anonymous admin writing as the group itself."""
+    audience = context.audience
+    if audience.as_group:
+        message = update.effective_message
+        return (
+            message is not None
+            and message.sender_chat is not None
+            and (message.sender_chat.id == audience.chat_id)
+        )
+    return await context.is_admin(audience.chat_id, audience.player.user_id)
 
 
 async def language(update: Update, context: BotContext) -> None:
     audience = context.audience
-    if audience.in_group and not await groups.speaks_for_group(update, context):
+    if audience.in_group and not await _speaks_for_group(update, context):
         reply(
-            context, update, audience.for_chat._("Only the group's admins can change its language.")
+            context.application,
+            update,
+            audience.for_chat._("Only the group's admins can change its language."),
         )
         return
     if audience.in_group:
         prompt = audience.for_chat._("Choose the group's language:")
     else:
         prompt = audience.for_chat._("Choose your language:")
-    reply(context, update, prompt, reply_markup=render.language_menu())
+    reply(context.application, update, prompt, reply_markup=render.language_menu())
 
 
 async def view(update: Update, context: BotContext) -> None:
@@ -118,16 +144,20 @@ async def view(update: Update, context: BotContext) -> None:
         update_key(update),
     )
     t = audience.for_chat
-    reply(context, update, render.view_notice(t, new_view) + " " + t._("/view switches back."))
+    reply(
+        context.application,
+        update,
+        render.view_notice(t, new_view) + " " + t._("/view switches back."),
+    )
     stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
-    send_board(context, update, stored, t, new_view)
+    send_board(context.application, update, stored, t, new_view)
 
 
 async def anonymous_player(update: Update, context: BotContext) -> None:
     """A command that needs a player, sent by an anonymous admin: Telegram hides who it is."""
     t = context.audience.for_chat
     reply(
-        context,
+        context.application,
         update,
         t._("Anonymous admins can't play: send the command from your own account to play."),
     )
@@ -135,7 +165,7 @@ async def anonymous_player(update: Update, context: BotContext) -> None:
 
 async def unknown_command(update: Update, context: BotContext) -> None:
     t = context.audience.for_chat
-    reply(context, update, t._("I don't know that command. /help lists what I can do."))
+    reply(context.application, update, t._("I don't know that command. /help lists what I can do."))
 
 
 async def chatter(update: Update, context: BotContext) -> None:
@@ -144,64 +174,7 @@ async def chatter(update: Update, context: BotContext) -> None:
         return
     t = context.audience.for_chat
     reply(
-        context,
+        context.application,
         update,
         t._("Play with the arrow buttons under your board. /start shows it, /help lists commands."),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A slash command: its handler and its line in Telegram's command menu and in /help."""
-
-    name: str
-    handler: Handler
-    describe: Callable[[Translator], str]
-    # Whether it needs to know who is playing: an anonymous admin cannot use it.
-    plays: bool = False
-    # Where it does something: the private and the group menus list only those commands.
-    in_private: bool = True
-    # Its line in a group's menu, where it does something else than in private.
-    describe_in_group: Callable[[Translator], str] | None = None
-
-
-# In the order Telegram's menu and /help show them.
-COMMANDS: tuple[Command, ...] = (
-    Command("start", start, lambda t: t._("Show your current game"), plays=True),
-    Command("new", new, lambda t: t._("Start a new game (4×4, 5×5 or 6×6)"), plays=True),
-    Command("rules", rules, lambda t: t._("How to play")),
-    Command("tips", tips, lambda t: t._("Tips for a higher score")),
-    Command(
-        "best",
-        best,
-        lambda t: t._("Your best scores and records"),
-        describe_in_group=lambda t: t._("The group's best scores and challenges"),
-    ),
-    Command(
-        "challenge",
-        challenges.challenge,
-        lambda t: t._("Challenge the group: same tiles for everyone"),
-        in_private=False,
-    ),
-    Command(
-        "share", sharing.share, lambda t: t._("A picture of your game to show off"), plays=True
-    ),
-    Command(
-        "replay", sharing.replay, lambda t: t._("Watch your game again (/replay best)"), plays=True
-    ),
-    Command("view", view, lambda t: t._("Switch between emoji and numbers"), plays=True),
-    Command("language", language, lambda t: t._("Choose your language")),
-    Command("help", help_command, lambda t: t._("List the commands")),
-)
-
-
-def menu(t: Translator, *, in_group: bool) -> list[tuple[str, str]]:
-    """The command menu of private chats or of groups in one language: (command, line) pairs."""
-    return [
-        (
-            command.name,
-            (command.describe_in_group or command.describe)(t) if in_group else command.describe(t),
-        )
-        for command in COMMANDS
-        if in_group or command.in_private
-    ]

@@ -1,4 +1,4 @@
-"""The typed handler context: the bot's services and who is asking, in which language.
+"""The typed handler context: the process's runtime, and who is asking in which language.
 
 Handlers receive a `BotContext` (registered through `ContextTypes`, as in python-telegram-bot's
 contexttypesbot example) instead of fishing untyped objects out of `bot_data` by string key.
@@ -6,74 +6,22 @@ contexttypesbot example) instead of fishing untyped objects out of `bot_data` by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cachetools import TTLCache
-from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
-from telegram.constants import ChatType
+from telegram import User
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
 from bot.models import Player
-from bot.presentation.i18n import Translator
-from bot.services.challenges import ChallengeService
-from bot.services.games import GameService
-from bot.services.hints import HintService
-from bot.services.outbox import Outbox
-from bot.services.players import PlayerService
-from bot.services.redelivery import UpdateLog
-from bot.services.sharing import SharingService
-from bot.services.workers import WorkerPool
-from bot.storage import Storage
-from bot.transport.pacer import Pacer
-from bot.transport.telegram_health import TelegramHealth
-from bot.transport.throttle import Throttle
-from bot.web.miniapp.api import WebApp
+from bot.presentation.i18n import Translator, player_language, translator
+from bot.wiring import BotData, Runtime, runtime_of
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
-# How long an inline answer is kept, by Telegram (`cache_time`) and by the bot alike, and
-# how many at most.
-INLINE_ANSWER_SECONDS = 10
-INLINE_ANSWERS_KEPT = 10_000
-# An inline query's answer: its results, and the button above them (if any).
-InlineAnswer = tuple[list[InlineQueryResultCachedPhoto], InlineQueryResultsButton | None]
+NAME_LIMIT = 64
 
 
-@dataclass
-class Runtime:
-    """Everything the handlers work with, built once at start-up (bot/app.py)."""
-
-    storage: Storage
-    players: PlayerService
-    games: GameService
-    challenges: ChallengeService
-    workers: WorkerPool
-    hints: HintService
-    sharing: SharingService
-    update_log: UpdateLog  # updates handled, so a redelivery applies once
-    outbox: Outbox  # announcements owed, until they are sent
-    # Everything sent into a chat goes through it, at the chat's pace.
-    pacer: Pacer
-    throttle: Throttle  # taps per user
-    hint_throttle: Throttle  # hints per user
-    inline_throttle: Throttle  # inline queries per user
-    message_throttle: Throttle  # messages per user
-    group_message_throttle: Throttle  # messages per group
-    # Seconds between two edits of one challenge card: a few a minute, whatever the load.
-    card_interval: float = 20.0
-    # Inline answers as last given, per (user, query): kept a few seconds, as Telegram does.
-    inline_answers: TTLCache[tuple[int, str], InlineAnswer] = field(
-        default_factory=lambda: TTLCache(INLINE_ANSWERS_KEPT, ttl=INLINE_ANSWER_SECONDS)
-    )
-    # The Mini App's page (WEBAPP_URL + PAGE_PATH); None shows no Swipe button.
-    webapp_page: str | None = None
-
-
-class BotData:
-    """The application-wide state python-telegram-bot keeps: the services, once started."""
-
-    runtime: Runtime | None = None
-    webapp: WebApp | None = None  # what the Mini App's API works with, once started
-    telegram: TelegramHealth | None = None  # how the calls to Telegram went
+def display_name(user: User) -> str:
+    return user.full_name[:NAME_LIMIT]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +45,7 @@ class Audience:
 class BotContext(
     CallbackContext[ExtBot[None], dict[object, object], dict[object, object], BotData]
 ):
-    """A handler's context: `services`, and the `audience` bookkeeping found for the update."""
+    """A handler's context: `runtime`, and the `audience` bookkeeping found for the update."""
 
     def __init__(
         self, application: Application, chat_id: int | None = None, user_id: int | None = None
@@ -107,9 +55,7 @@ class BotContext(
 
     @property
     def runtime(self) -> Runtime:
-        runtime = self.bot_data.runtime
-        assert runtime is not None, "services are set in post_init, before any update"
-        return runtime
+        return runtime_of(self.application)
 
     @property
     def audience(self) -> Audience:
@@ -120,6 +66,15 @@ class BotContext(
     @audience.setter
     def audience(self, audience: Audience) -> None:
         self._audience = audience
+
+    async def sender_translator(self, user: User) -> Translator:
+        """The language a toast for `user` alone is in: their choice, else Telegram's."""
+        player = await self.runtime.players.player(user.id)
+        return translator(player_language(player, user.language_code))
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        member = await self.bot.get_chat_member(chat_id, user_id)
+        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
 CONTEXT_TYPES = ContextTypes(context=BotContext, bot_data=BotData)

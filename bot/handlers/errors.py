@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import dataclass
 
-from telegram import Update, User
+from telegram import Bot, Update, User
 from telegram.error import RetryAfter, TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from bot.handlers.bookkeeping import sender_translator
 from bot.handlers.context import BotContext
 from bot.metrics import DATABASE_ERRORS
 from bot.presentation.i18n import resolve_language, translator
@@ -45,7 +45,7 @@ def _from_the_database(error: BaseException | None) -> bool:
 
 async def _apologise(update: Update, context: BotContext, user: User) -> None:
     try:
-        t = await sender_translator(context, user)
+        t = await context.sender_translator(user)
     except Exception:  # the failure may be the database itself: Telegram's language will do
         t = translator(resolve_language(None, user.language_code))
     apology = t._("Sorry, something went wrong on my side. Please try again.")
@@ -55,14 +55,22 @@ async def _apologise(update: Update, context: BotContext, user: User) -> None:
         except TelegramError:
             log.warning("could not deliver the apology for a failed update", exc_info=True)
     elif update.effective_chat is not None and update.effective_chat.type == "private":
-        chat_id, bot = update.effective_chat.id, context.bot
+        chat_id = update.effective_chat.id
+        context.runtime.pacer.post(chat_id, Apology(context.bot, chat_id, apology))
 
-        async def send() -> None:
-            try:
-                await bot.send_message(chat_id, apology)
-            except RetryAfter:
-                raise  # sent once the flood wait is over
-            except TelegramError:
-                log.warning("could not deliver the apology for a failed update", exc_info=True)
 
-        context.runtime.pacer.post(chat_id, send)
+@dataclass(frozen=True, slots=True)
+class Apology:
+    """The apology for a failed update, in its private chat's turn; if it fails, it is lost."""
+
+    bot: Bot
+    chat_id: int
+    text: str
+
+    async def __call__(self) -> None:
+        try:
+            await self.bot.send_message(self.chat_id, self.text)
+        except RetryAfter:
+            raise  # sent once the flood wait is over
+        except TelegramError:
+            log.warning("could not deliver the apology for a failed update", exc_info=True)

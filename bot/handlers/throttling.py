@@ -16,9 +16,8 @@ import logging
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
-from bot.handlers.bookkeeping import sender_translator
+from bot.chat.posts import answer
 from bot.handlers.context import GROUP_TYPES, BotContext
-from bot.handlers.replies import answer
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     assert query is not None
     if context.runtime.throttle.allow(query.from_user.id):
         return
-    t = await sender_translator(context, query.from_user)
+    t = await context.sender_translator(query.from_user)
     await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
     raise ApplicationHandlerStop
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,13 +14,12 @@ from pathlib import Path
 
 from telegram.ext import Application
 
-from bot.app import build_application
 from bot.config import Config
 from bot.emulator import FakeBotApi
+from bot.lifecycle import opened, serving
 from bot.playground.people import populate
-from bot.playground.runner import polling
 from bot.playground.web import PlaygroundWeb
-from bot.web.miniapp.api import webapp_routes
+from bot.web.miniapp.api import miniapp_routes
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,24 @@ class Playground:
     url: str
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The playground's one socket, bound before anything starts: the bot's Mini App button
+    needs the address, and the emulator then serves on it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        reason = error.strerror or str(error)
+        raise PlaygroundError(
+            f"cannot listen on {host}:{port} ({reason}); pick another one with --port"
+        ) from None
+    return sock
+
+
 @asynccontextmanager
 async def open_playground(
     port: int = 0,
@@ -59,33 +77,29 @@ async def open_playground(
 ) -> AsyncIterator[Playground]:
     """Start emulator, page and bot; ``port=0`` picks a free port (see ``Playground.url``).
 
-    The bot is built by the production ``build_application``; only ``base_url`` differs.
+    The bot runs the production lifecycle (bot/lifecycle.py); only ``base_url`` differs. Its
+    Telegram stand-in starts between the two halves: after the bot is opened (its Mini App is
+    served on the stand-in's port), before it is started (which asks Telegram who it is).
     """
-    api = FakeBotApi(first_message_id=first_message_id(), inline_mode=True)
-    populate(api)
-    api.mount(PlaygroundWeb(api).setup)
-    started: list[Application] = []  # the bot, once built: the Mini App's routes need it
-    api.mount(webapp_routes(lambda: started[0].bot_data.webapp))
-    try:
-        await api.start(host, port)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise PlaygroundError(
-            f"cannot listen on {host}:{port} ({reason}); pick another one with --port"
-        ) from None
-    try:
+    sock = _listen(host, port)
+    with sock:
         shown_host = f"[{host}]" if ":" in host else host
-        url = f"http://{shown_host}:{api.port}/"
+        url = f"http://{shown_host}:{sock.getsockname()[1]}/"
+        api = FakeBotApi(first_message_id=first_message_id(), inline_mode=True)
+        populate(api)
         # The Mini App on this same port: a Swipe button opens it in a phone-sized frame.
         config = Config(
-            token=api.token, base_url=api.base_url, database=database, webapp_url=url.rstrip("/")
+            token=api.token, base_url=url + "bot", database=database, webapp_url=url.rstrip("/")
         )
-        application = build_application(config)
-        started.append(application)
-        async with polling(application, poll_timeout=poll_timeout):
-            yield Playground(api, application, url)
-    finally:
-        await api.stop()
+        async with opened(config) as process:
+            api.mount(PlaygroundWeb(api).setup)
+            api.mount(miniapp_routes(process.miniapp))
+            await api.start(host, sock=sock)
+            try:
+                async with serving(process, poll_timeout=poll_timeout):
+                    yield Playground(api, process.application, url)
+            finally:
+                await api.stop()
 
 
 async def run_playground(port: int, database: Path, host: str = "127.0.0.1") -> None:

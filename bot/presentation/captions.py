@@ -105,5 +105,9 @@ def challenge_running(t: Translator) -> str:
     )
 
 
+def busy(t: Translator) -> str:
+    return t._("Your last picture is still being made. One moment.")
+
+
 def crowded(t: Translator) -> str:
     return t._("I'm drawing a lot of pictures right now. Try again in a minute.")

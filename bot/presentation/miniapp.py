@@ -68,18 +68,6 @@ def page_texts(t: Translator) -> dict[str, Any]:
     }
 
 
-def hint_toast(t: Translator, direction: str | None, saved: StoredGame | None) -> str:
-    if direction is None:
-        return t._("No moves left, so I have no hint.")
-    if saved is None or saved.shown_hint is None:
-        return t._("The board changed while I was thinking. Ask again.")
-    return t._(
-        "💡 Try {arrow} {direction}.",
-        arrow=render.ARROWS[saved.shown_hint],
-        direction=render.direction_name(t, saved.shown_hint),  # type: ignore[arg-type]
-    )
-
-
 def share_toast(t: Translator, shared: bool) -> str:
     if not shared:
         return t._("You have no game to show yet. /new starts one.")

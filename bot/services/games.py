@@ -1,65 +1,29 @@
 """The game service: where a tap becomes a committed game, with the player's records.
 
-Handlers call exactly one function here per update. Each call that writes takes the chat's
-lock and one transaction (`ChatLocks.writing`) and commits before it returns, so the board a
-handler draws afterwards is always one the database already holds. Calls that a redelivered
-update would repeat take its key (`delivery`, see bot/services/redelivery.py) and apply once.
+A tap in the chat and a move in the Mini App each make one call here. Each call that writes
+takes the chat's lock and one transaction (`ChatLocks.writing`) and commits before it returns,
+so the board drawn afterwards is always one the database already holds; what a move owes
+beyond its board comes back in its result (`TapResult.effects`) for the chat to show. Calls
+that a redelivered update would repeat take its key (`update_key`, see
+bot/services/redelivery.py) and apply once.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from enum import StrEnum
-
-from cachetools import TTLCache
+from collections.abc import Callable, MutableMapping
+from dataclasses import replace
 
 import engine
 from bot.metrics import GAMES_STARTED, MOVES_APPLIED
-from bot.models import Action, FirstOutcome, StoredGame
-from bot.services.cache import recent_cache
+from bot.models import Action, StoredGame
+from bot.outcomes import Access, HintResult, HintStatus, TapResult, TapStatus
+from bot.services.cache import CacheFactory, recent_cache
+from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
-
-
-class TapStatus(StrEnum):
-    APPLIED = "applied"  # the engine ran; see the outcome (which may be a refusal)
-    UNKNOWN_GAME = "unknown_game"  # no such game: forged or from a wiped database
-    NOT_YOURS = "not_yours"  # someone else's board
-    OLD_GAME = "old_game"  # a finished or replaced game
-    CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
-    HINTS_OFF = "hints_off"  # a hint asked for in a challenge, where everyone plays alone
-    SEARCH = "search"  # a hint may be searched for: the position is in `stored`
-    STALE = "stale"  # a move meant for an earlier position: the game has moved on since
-
-
-@dataclass(frozen=True, slots=True)
-class TapResult:
-    status: TapStatus
-    stored: StoredGame | None = None
-    outcome: engine.Outcome | None = None
-
-    @property
-    def changed(self) -> bool:
-        return self.outcome is not None and self.outcome.changes_game
-
-    @property
-    def recorded(self) -> str:
-        """The result as a delivery's record keeps it: "status" or "status:outcome"."""
-        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
-
-
-def _repeated(first: FirstOutcome, stored: StoredGame | None) -> TapResult:
-    """The first delivery's result again, with the game as it is now."""
-    status, _, outcome = first.outcome.partition(":")
-    return TapResult(
-        TapStatus(status),
-        None if status == TapStatus.UNKNOWN_GAME else stored,
-        engine.Outcome(outcome) if outcome else None,
-    )
 
 
 def parse_size(word: str) -> int | None:
@@ -106,8 +70,12 @@ class GameService:
         locks: ChatLocks,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], int] = _random_seed,
+        copies: CacheFactory = recent_cache,
+        hints: HintService | None = None,
     ) -> None:
+        """`copies` makes the caches of saved state: none when other processes write too."""
         self.storage = storage
+        self._hints = hints
         self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
@@ -115,23 +83,22 @@ class GameService:
         # nothing else was written in the chat, it is the saved state, and the redraw right
         # after a tap needs no read. (A challenge's end marks its entries inactive from the
         # group's chat; no board shows that.)
-        self._committed: TTLCache[int, tuple[StoredGame, int]] = recent_cache()
+        self._committed: MutableMapping[int, tuple[StoredGame, int]] = copies()
         # Best scores per (player, size) as read, raised by every move committed here and
         # read again after an undo: only this service's taps change them.
-        self._best: TTLCache[tuple[int, int], int] = recent_cache()
+        self._best: MutableMapping[tuple[int, int], int] = copies()
 
     def _remember(self, stored: StoredGame, *, undone: bool = False) -> StoredGame:
         """Keep a game just committed (call right after its transaction, before any await).
 
         `undone`: the commit was an undo, which takes its points back from the best score.
         """
-        if not self.storage.shared:  # other processes write too: only a read is current
-            self._committed[stored.id] = (stored, self._locks.generation(stored.chat_id))
-            key = (stored.owner_id, stored.game.size)
-            if key in self._best:
-                self._best[key] = max(self._best[key], stored.game.score)
-                if undone:  # the points went back: another game may hold the best now
-                    del self._best[key]
+        self._committed[stored.id] = (stored, self._locks.generation(stored.chat_id))
+        key = (stored.owner_id, stored.game.size)
+        if key in self._best:
+            self._best[key] = max(self._best[key], stored.game.score)
+            if undone:  # the points went back: another game may hold the best now
+                del self._best[key]
         return stored
 
     async def best_score(self, owner_id: int, size: int) -> int:
@@ -139,8 +106,7 @@ class GameService:
         best = self._best.get((owner_id, size))
         if best is None:
             best = await self.storage.best_score(owner_id, size)
-            if not self.storage.shared:
-                self._best[(owner_id, size)] = best
+            self._best[(owner_id, size)] = best
         return best
 
     async def start(
@@ -252,9 +218,9 @@ class GameService:
         async with self._locks.writing(chat_id) as storage:
             first = await claim(storage, update_key, now)
             if first is not None:
-                return _repeated(first, await storage.game(game_id))
+                return TapResult.decode(first.outcome, await storage.game(game_id))
             result = await self._tap(storage, chat_id, user_id, game_id, action, now)
-            await record(storage, update_key, result.recorded)
+            await record(storage, update_key, result.encode())
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
@@ -275,7 +241,7 @@ class GameService:
         async with self._locks.writing(chat_id) as storage:
             first = await claim(storage, update_key, now)
             if first is not None:
-                return _repeated(first, await storage.game(game_id))
+                return TapResult.decode(first.outcome, await storage.game(game_id))
             stored = await storage.game(game_id)
             if stored is not None and move_number(stored) != number:
                 result = self._refusal(stored, chat_id, user_id, now)
@@ -283,7 +249,7 @@ class GameService:
             else:
                 result = await self._tap(storage, chat_id, user_id, game_id, action, now)
             if result.changed:
-                await record(storage, update_key, result.recorded)
+                await record(storage, update_key, result.encode())
             else:
                 await storage.forget_delivery(update_key)
         if result.changed and result.stored is not None:
@@ -330,26 +296,41 @@ class GameService:
             turn.outcome,
         )
 
-    async def own_game(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
-        """APPLIED with the game when this player may play it from this chat, else why not."""
+    async def own_game(self, chat_id: int, user_id: int, game_id: int) -> Access:
+        """The game when this player may play it from this chat, else why not."""
         stored = await self.storage.game(game_id)
         refusal = self._refusal(stored, chat_id, user_id, self._clock())
-        return refusal or TapResult(TapStatus.APPLIED, stored)
+        return Access(refused=refusal) if refusal is not None else Access(stored)
 
-    async def hint_position(self, chat_id: int, user_id: int, game_id: int) -> TapResult:
-        """SEARCH with the position to think about, or why there is nothing to hint."""
-        owned = await self.own_game(chat_id, user_id, game_id)
-        if owned.status is not TapStatus.APPLIED:
-            return owned
-        stored = owned.stored
-        assert stored is not None
+    async def hint(
+        self, chat_id: int, user_id: int, game_id: int, update_key: str | None = None
+    ) -> HintResult:
+        """Think about the game's position and show a direction on its board, if there is one.
+
+        The search runs on a worker while taps go on; a hint for a position the game has left
+        meanwhile is dropped (MOVED_ON). A hint already on the board is the answer for its
+        position, without a second search.
+        """
+        access = await self.own_game(chat_id, user_id, game_id)
+        stored = access.stored
+        if stored is None:
+            return HintResult(HintStatus.REFUSED, refused=access.refused)
         if stored.challenge_id is not None:
-            return TapResult(TapStatus.HINTS_OFF, stored)
+            return HintResult(HintStatus.HINTS_OFF, stored)
         if stored.game.awaiting_choice:
-            return TapResult(TapStatus.APPLIED, stored, engine.Outcome.AWAITING_CHOICE)
+            return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.AWAITING_CHOICE)
         if stored.game.over:
-            return TapResult(TapStatus.APPLIED, stored, engine.Outcome.GAME_OVER)
-        return TapResult(TapStatus.SEARCH, stored)
+            return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.GAME_OVER)
+        assert self._hints is not None, "a GameService that gives hints is given a HintService"
+        direction = stored.shown_hint or await self._hints.suggest(
+            stored.game.board, stored.game.size
+        )
+        if direction is None:
+            return HintResult(HintStatus.NO_MOVE, stored)
+        saved = await self.save_hint(stored, direction, update_key)
+        if saved is None or saved.shown_hint is None:
+            return HintResult(HintStatus.MOVED_ON, stored)
+        return HintResult(HintStatus.SHOWN, saved)
 
     async def save_hint(
         self, searched: StoredGame, direction: str, update_key: str | None = None

@@ -3,35 +3,37 @@
 from __future__ import annotations
 
 import time
+from collections.abc import MutableMapping
 
 from cachetools import TTLCache
 
 from bot.models import Challenge, Player
-from bot.services.cache import recent_cache
+from bot.services.cache import CacheFactory, recent_cache
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 
 class PlayerService:
-    def __init__(self, storage: Storage, locks: ChatLocks) -> None:
+    def __init__(
+        self, storage: Storage, locks: ChatLocks, copies: CacheFactory = recent_cache
+    ) -> None:
         self.storage = storage
         self._locks = locks
         # Names (and Telegram languages) already saved, so an unchanged one costs no database
         # write per update; only a cache: forgetting a player costs them one write.
         self._known_names: TTLCache[int, tuple[str, str | None]] = recent_cache()
         # Players as last read, so the update after a tap needs no read. Every change to a
-        # player goes through this service, which forgets its copy; with a database other
-        # processes write too (PostgreSQL), players are read every time.
-        self._players: TTLCache[int, Player] = recent_cache()
+        # player goes through this service, which forgets its copy; `copies` keeps none when
+        # other processes write to the database too.
+        self._players: MutableMapping[int, Player] = copies()
 
     async def player(self, user_id: int) -> Player:
         known = self._players.get(user_id)
         if known is not None:
             return known
         player = await self.storage.player(user_id)
-        if not self.storage.shared:
-            self._players[user_id] = player
+        self._players[user_id] = player
         return player
 
     async def chat_language(self, chat_id: int) -> str | None:

@@ -8,11 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.app import build_application
 from bot.config import TELEGRAM_PACE, Config, Pace
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
-from bot.playground.runner import polling
+from bot.lifecycle import BotProcess, running
 from tests.support.boards import button_data
 from tests.support.databases import Database
 
@@ -58,9 +57,11 @@ class RunningBot:
             database_wait=self.database_wait,
             webapp_url=self.webapp_url,
         )
-        self.application = build_application(config)
         self._stack = contextlib.AsyncExitStack()
-        await self._stack.enter_async_context(polling(self.application, poll_timeout=1))
+        self.process: BotProcess = await self._stack.enter_async_context(
+            running(config, poll_timeout=1)
+        )
+        self.application = self.process.application
 
     async def stop(self) -> None:
         if self._stack is not None:

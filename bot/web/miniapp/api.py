@@ -23,20 +23,18 @@ from typing import Any, Protocol
 from aiohttp import web
 
 import engine
-from bot.config import DEFAULT_INITDATA_MAX_AGE
+from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH
 from bot.models import Action, StoredGame
-from bot.presentation import miniapp, render
-from bot.presentation.i18n import Translator, resolve_language, translator
-from bot.services.games import GameService, TapResult, TapStatus, move_number
-from bot.services.hints import HintService
+from bot.outcomes import HintStatus, TapResult
+from bot.presentation import miniapp, toasts
+from bot.presentation.i18n import resolve_language, translator
+from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
 from bot.transport.throttle import Throttle
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
 from bot.web.server import BodyRefused, RouteSet, read_body
 
 STATIC = Path(__file__).parent / "static"
-# Where the page is, under the bot's web server (and so under WEBAPP_URL).
-PAGE_PATH = "/app"
 # The largest body the page sends is a move: initData (under 1 KB) and a few fields.
 MAX_BODY = 8 * 1024
 # Seconds the whole body may take to arrive once its headers have.
@@ -60,13 +58,12 @@ class Chat(Protocol):
 
 
 @dataclass
-class WebApp:
+class MiniApp:
     """What the API works with: the bot's own services and throttles, and its token."""
 
     token: str
     games: GameService
     players: PlayerService
-    hints: HintService
     throttle: Throttle  # taps per user, the same buckets as the chat's buttons
     hint_throttle: Throttle
     chat: Chat
@@ -116,12 +113,8 @@ class Call:
 
 
 class Api:
-    def __init__(self, webapp: Callable[[], WebApp]) -> None:
-        self._webapp = webapp
-
-    @property
-    def app(self) -> WebApp:
-        return self._webapp()
+    def __init__(self, app: MiniApp) -> None:
+        self.app = app
 
     async def _call(self, request: web.Request) -> Call:
         body = await _body(request)
@@ -157,7 +150,7 @@ class Api:
         if result is not None:
             state["status"] = str(result.status)
             state["outcome"] = None if result.outcome is None else str(result.outcome)
-            state["toast"] = _toast(translator(language), result)
+            state["toast"] = toasts.tap_toast(translator(language), result)
         return state
 
     def handler(
@@ -205,16 +198,12 @@ class Api:
         app = self.app
         if not app.hint_throttle.allow(call.user.id):
             raise Refused(429, "too_many_hints")
-        position = await app.games.hint_position(stored.chat_id, call.user.id, stored.id)
-        if position.status is not TapStatus.SEARCH or position.stored is None:
-            return await self._answer(call, stored, position)
-        searched = position.stored
-        direction = await app.hints.suggest(searched.game.board, searched.game.size)
-        saved = None if direction is None else await app.games.save_hint(searched, direction)
-        if saved is not None:
-            await app.chat.redraw(saved, call.language)
-        state = await self._state(saved or searched, call.language)
-        state["toast"] = miniapp.hint_toast(translator(call.language), direction, saved)
+        result = await app.games.hint(stored.chat_id, call.user.id, stored.id)
+        shown = result.stored or stored
+        if result.status is HintStatus.SHOWN:
+            await app.chat.redraw(shown, call.language)
+        state = await self._state(shown, call.language)
+        state["toast"] = toasts.hint_toast(translator(call.language), result)
         return state
 
     async def new(self, call: Call) -> dict[str, Any]:
@@ -236,19 +225,6 @@ class Api:
         return state
 
 
-def _toast(t: Translator, result: TapResult) -> str | None:
-    """What a move's answer says besides the board, if anything."""
-    if result.status is TapStatus.APPLIED:
-        return render.outcome_toast(t, result.outcome)
-    if result.status is TapStatus.HINTS_OFF:
-        return t._("Hints are off in challenges: everyone plays on their own.")
-    if result.status is TapStatus.CHALLENGE_OVER:
-        return t._("This challenge has ended. Your score counts as it stands.")
-    if result.status is TapStatus.OLD_GAME:
-        return t._("This board is from a game that has ended.")
-    return None  # a stale move: the page simply shows the game as it is now
-
-
 # The page loads its own files and Telegram's script, and talks to its own server only.
 # Telegram's web clients show Mini Apps in a frame, so framing is left to them.
 PAGE_HEADERS = {
@@ -266,20 +242,16 @@ async def _index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
 
-def webapp_routes(webapp: Callable[[], WebApp], prefix: str = PAGE_PATH) -> RouteSet:
-    """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/.
-
-    `webapp` is asked for at each call: the playground serves the routes from before its bot
-    has started.
-    """
-    api = Api(webapp)
+def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
+    """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/."""
+    api = Api(app)
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
     calls["share"] = api.share
 
-    def register(app: web.Application) -> None:
-        app.router.add_get(f"{prefix}/", _index)
-        app.router.add_static(f"{prefix}/static", STATIC)
+    def register(server: web.Application) -> None:
+        server.router.add_get(f"{prefix}/", _index)
+        server.router.add_static(f"{prefix}/static", STATIC)
         for name, work in calls.items():
-            app.router.add_post(f"{prefix}/api/{name}", api.handler(work))
+            server.router.add_post(f"{prefix}/api/{name}", api.handler(work))
 
     return register

@@ -1,0 +1,81 @@
+"""Sending what the outbox says is owed (bot/services/outbox.py), each in its chat's turn.
+
+`SENDERS` says how each kind of announcement is sent; `send_owed` queues every obligation
+this process is to send. It runs right after a service has committed one (the handler or job
+that owes it calls it), at start-up, and every `outbox_interval` seconds, so what a restart,
+an outage or a dead process left owed goes out within seconds of the database being back.
+
+A sender lets a failure that may pass (the network, the database, Telegram's flood wait)
+reach the queued job, which leaves the obligation owed to be tried again; one that never
+will (the bot was removed from the group) it logs, and the obligation is settled.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from telegram import Bot
+from telegram.error import NetworkError, RetryAfter
+
+from bot.chat import cards, duels
+from bot.models import Obligation
+from bot.services.outbox import CARD, DUEL_RESULT, FINAL_CARD, WINNER
+from bot.storage import StorageUnavailable
+from bot.wiring import Runtime
+
+log = logging.getLogger(__name__)
+Sender = Callable[[Bot, Runtime, Obligation], Awaitable[None]]
+SENDERS: dict[str, Sender] = {
+    CARD: cards.post_card,
+    FINAL_CARD: cards.show_final_card,
+    WINNER: cards.announce_winner,
+    DUEL_RESULT: duels.tell_result,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OwedAnnouncement:
+    """One obligation, sent when its chat's turn comes if this process still holds it."""
+
+    bot: Bot
+    runtime: Runtime
+    obligation: Obligation
+
+    async def __call__(self) -> None:
+        obligation, outbox = self.obligation, self.runtime.outbox
+        try:
+            # Held again when its turn comes: another process may have taken over meanwhile.
+            if await outbox.hold(obligation):
+                await SENDERS[obligation.kind](self.bot, self.runtime, obligation)
+                await outbox.settle(obligation)
+        except RetryAfter:
+            raise  # still queued here: sent once the flood wait is over
+        except (NetworkError, StorageUnavailable) as error:
+            log.warning(
+                "%s %s for chat %s not sent yet, tried again soon: %s",
+                obligation.kind,
+                obligation.subject_id,
+                obligation.chat_id,
+                error,
+            )
+        outbox.give_back(obligation)
+
+
+async def send_owed(bot: Bot, runtime: Runtime) -> None:
+    """Queue, each in its chat's turn after what is queued there, what is owed from here."""
+    for obligation in await runtime.outbox.take_due():
+        runtime.pacer.post(obligation.chat_id, OwedAnnouncement(bot, runtime, obligation))
+
+
+async def catch_up(bot: Bot, runtime: Runtime) -> None:
+    """End the challenges whose time is up, then send what is owed.
+
+    During an outage this finds the database away, which its storage has logged already.
+    """
+    try:
+        await runtime.challenges.finish_overdue()
+        await send_owed(bot, runtime)
+    except StorageUnavailable:
+        return

@@ -1,0 +1,308 @@
+"""One start and one stop for every way the bot runs.
+
+Production (polling or webhook), the in-process tests, the playground and the benchmarks all
+run this module, in this order:
+
+1. `opened`: the SQLite file's lock (or PostgreSQL's updates lock), the storage, the runtime
+   (bot/wiring.py), the Application (bot/app.py) and the Mini App's API; no call to Telegram.
+2. `serving`: the Application initialized (Telegram's getMe), the bot's menus and
+   descriptions, the challenges' end jobs and the repeating jobs, the Application started,
+   the web servers, then the updates: long polling, or the webhook set.
+
+Each step's undoing is pushed as it is taken, so whatever ends the run undoes exactly what was
+done, in reverse: the updates stop first; the web servers; a picture being drawn gets
+`RENDER_GRACE`; the Application stops, the chats' queues get `SHUTDOWN_DRAIN` to go out and
+what did not go is left owed; the database closes last, then the locks. The playground starts
+its own Telegram stand-in between the two halves, which is the only reason they are two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Update
+from telegram.error import InvalidToken, NetworkError
+from telegram.ext import Application, CallbackContext
+
+from bot import metrics, profile
+from bot.app import build_application
+from bot.chat.announcements import catch_up
+from bot.chat.echo import ChatEcho
+from bot.chat.endings import schedule_open_challenges
+from bot.config import Config, Webhook
+from bot.services.redelivery import KEEP_SECONDS
+from bot.startup import TokenRejected
+from bot.storage import StorageUnavailable, open_storage
+from bot.storage.lock import DatabaseLock
+from bot.transport.telegram_health import TelegramHealth
+from bot.web.metrics import metrics_routes
+from bot.web.miniapp.api import MiniApp
+from bot.web.routes import route_sets
+from bot.web.server import WebServer, build_web_app
+from bot.wiring import Runtime, build_runtime, runtime_of
+
+log = logging.getLogger(__name__)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# Every process registers the same webhook at start-up; a brief refusal is no reason to die.
+WEBHOOK_ATTEMPTS = 4
+# At shutdown, seconds a picture already being drawn gets to finish; queued ones are dropped.
+RENDER_GRACE = 3.0
+# At shutdown, queued messages and edits get this many seconds to go out.
+SHUTDOWN_DRAIN = 5.0
+# How often the record of handled updates drops keys no redelivery can ask for any more.
+FORGET_DELIVERIES_EVERY = 3600.0
+# With PostgreSQL, how long a chat's shared pace is kept after its last send: by then its
+# budget is full and any slowed pace recovered, the same as a chat never seen.
+FORGET_PACES_AFTER = 3600.0
+# Seconds the long poll waits for an update before asking again.
+POLL_TIMEOUT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class BotProcess:
+    """What one bot process runs on, opened; `serving` starts it."""
+
+    config: Config
+    runtime: Runtime
+    application: Application
+    miniapp: MiniApp
+
+    @property
+    def telegram(self) -> TelegramHealth:
+        health = self.application.bot_data.telegram
+        assert health is not None
+        return health
+
+
+def bot_id(token: str) -> int:
+    """The bot's id, the token's part before the colon: known before Telegram is asked."""
+    return int(token.partition(":")[0])
+
+
+@asynccontextmanager
+async def opened(config: Config) -> AsyncIterator[BotProcess]:
+    """The locks, the storage, the runtime and the Application, built but not started."""
+    async with AsyncExitStack() as steps:
+        if config.database_url is None:
+            # A SQLite file is locked for this process alone from before it is opened.
+            lock = DatabaseLock(config.database)
+            lock.acquire()
+            steps.callback(lock.release)
+        else:
+            # With PostgreSQL: one polling process per bot and database, or webhooks only.
+            # (asyncpg is imported only where PostgreSQL is in use.)
+            from bot.storage.postgres import UpdatesLock
+
+            updates_lock = UpdatesLock(
+                config.database_url, bot_id(config.token), polling=config.webhook is None
+            )
+            await updates_lock.acquire()
+            steps.push_async_callback(updates_lock.release)
+        storage = await open_storage(
+            config.database_url or config.database,
+            pool_size=config.database_pool_size,
+            wait=config.database_wait,
+        )
+        steps.push_async_callback(storage.close)
+        runtime = build_runtime(config, storage)
+        steps.callback(runtime.workers.close)
+        _install_pacer_metrics(runtime)
+        application = build_application(config, runtime)
+        miniapp = MiniApp(
+            token=config.token,
+            games=runtime.games,
+            players=runtime.players,
+            throttle=runtime.throttle,
+            hint_throttle=runtime.hint_throttle,
+            chat=ChatEcho(application),
+            max_age=config.webapp_max_age,
+        )
+        yield BotProcess(config, runtime, application, miniapp)
+
+
+@asynccontextmanager
+async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> AsyncIterator[None]:
+    """Telegram's side of an opened process, from getMe to the updates, undone in reverse."""
+    config, runtime, application = process.config, process.runtime, process.application
+    async with AsyncExitStack() as steps:
+        await application.initialize()
+        steps.push_async_callback(application.shutdown)
+        if config.hint_workers_at_start:
+            runtime.workers.start_workers()
+        await profile.introduce(application, runtime.miniapp_page)
+        await schedule_open_challenges(application)
+        _schedule_jobs(application, config, runtime)
+        await application.start()
+        steps.push_async_callback(_stop, application, runtime)
+        # Before the Application's stop, which waits for every update's work to end.
+        steps.push_async_callback(runtime.workers.stop, grace=RENDER_GRACE)
+        for server in _web_servers(process):
+            await server.start()
+            steps.push_async_callback(server.stop)
+        if config.webhook is None:
+            assert application.updater is not None
+            await application.updater.start_polling(
+                poll_interval=0,
+                timeout=poll_timeout,
+                allowed_updates=Update.ALL_TYPES,
+                drop_pending_updates=False,
+            )
+            steps.push_async_callback(application.updater.stop)
+        else:
+            await _set_webhook(application, config.webhook)
+        log.info("bot @%s ready, database %r", application.bot.username, runtime.storage)
+        yield
+
+
+@asynccontextmanager
+async def running(config: Config, poll_timeout: int = POLL_TIMEOUT) -> AsyncIterator[BotProcess]:
+    """`opened`, then `serving`: the whole bot process, until the block ends."""
+    async with opened(config) as process, serving(process, poll_timeout):
+        yield process
+
+
+async def run(config: Config) -> None:
+    """Run the bot until SIGINT or SIGTERM.
+
+    Raises TokenRejected when Telegram refuses the token while the bot runs: nothing can
+    work again until an operator changes it, so the process ends and its supervisor sees.
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop.set)
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(_no_token_traceback)
+    refused = asyncio.Event()
+    try:
+        async with opened(config) as process:
+            refused = process.telegram.token_refused
+            async with serving(process):
+                log.info("running")
+                await _until(stop, refused)
+    except InvalidToken:  # the polling loop's end, raised again as it is stopped
+        if not refused.is_set():
+            raise
+    finally:
+        for handler in handlers:
+            handler.removeFilter(_no_token_traceback)
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+    if refused.is_set():
+        raise TokenRejected("Unauthorized")
+
+
+def _no_token_traceback(record: logging.LogRecord) -> bool:
+    """A call that met the refused token logs its traceback; the process says it in one line
+    as it ends (bot/__main__.py), whichever call met it first."""
+    return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
+
+
+async def _until(stop: asyncio.Event, refused: asyncio.Event) -> None:
+    """Wait for a stop signal or for Telegram to refuse the token, whichever comes first."""
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(refused.wait())]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+
+
+def _web_servers(process: BotProcess) -> list[WebServer]:
+    config = process.config
+    servers = []
+    if config.web_address is not None:
+        routes = route_sets(config, process.application, process.miniapp)
+        servers.append(WebServer(build_web_app(routes), *config.web_address))
+    if config.metrics_address is not None:  # an address of its own, such as localhost's
+        servers.append(WebServer(build_web_app([metrics_routes]), *config.metrics_address))
+    return servers
+
+
+async def _set_webhook(application: Application, webhook: Webhook) -> None:
+    for attempt in range(1, WEBHOOK_ATTEMPTS + 1):
+        try:
+            await application.bot.set_webhook(
+                webhook.url,
+                secret_token=webhook.secret,
+                allowed_updates=Update.ALL_TYPES,
+                drop_pending_updates=False,
+                # Updates of different chats in parallel (each chat's stay in order); the
+                # database pool has a connection for each (Config.database_pool_size).
+                max_connections=webhook.max_connections,
+            )
+            return
+        except NetworkError as error:
+            if attempt == WEBHOOK_ATTEMPTS:
+                raise
+            log.warning("setting the webhook failed (%s); trying again", error)
+            await asyncio.sleep(attempt)
+
+
+async def _stop(application: Application, runtime: Runtime) -> None:
+    await application.stop()
+    # A player's last move should reach the screen; a card waiting out its interval would
+    # hold the shutdown up for nothing (the next tap redraws it).
+    await runtime.pacer.drain(timeout=SHUTDOWN_DRAIN)
+    # What did not go out is owed still: the next process to look sends it.
+    with contextlib.suppress(StorageUnavailable):
+        await runtime.outbox.release()
+
+
+Context = CallbackContext[Any, Any, Any, Any]
+
+
+def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -> None:
+    assert application.job_queue is not None
+    jobs = application.job_queue
+    # What a restart, an outage or another process left owed, now and every few seconds.
+    jobs.run_repeating(_catch_up, interval=config.outbox_interval, first=0, name="catch-up")
+    jobs.run_repeating(
+        _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+    )
+    if runtime.shared is not None:
+        jobs.run_repeating(_forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces")
+        jobs.run_repeating(
+            _schedule_open_challenges,
+            interval=config.challenge_sync_interval,
+            name="schedule-open-challenges",
+        )
+
+
+async def _catch_up(context: Context) -> None:
+    await catch_up(context.bot, runtime_of(context.application))
+
+
+async def _forget_old_deliveries(context: Context) -> None:
+    runtime = runtime_of(context.application)
+    forgotten = await runtime.update_log.forget_old()
+    log.debug("forgot %d handled updates too old to be delivered again", forgotten)
+    sent = await runtime.outbox.forget_sent(time.time() - KEEP_SECONDS)
+    log.debug("forgot %d announcements sent long ago", sent)
+
+
+async def _forget_idle_paces(context: Context) -> None:
+    shared = runtime_of(context.application).shared
+    assert shared is not None, "scheduled only with a shared database"
+    await shared.forget_paces(FORGET_PACES_AFTER)
+
+
+async def _schedule_open_challenges(context: Context) -> None:
+    await schedule_open_challenges(context.application)
+
+
+def _install_pacer_metrics(runtime: Runtime) -> None:
+    """/metrics reads the pacer's backlog and flood waits when it is asked."""
+    pacer = runtime.pacer
+    metrics.PACER_QUEUED.set_function(lambda: pacer.backlog()[0])
+    metrics.PACER_LONGEST_WAIT.set_function(lambda: pacer.backlog()[1])
+    metrics.FLOOD_WAITS.set_function(pacer.flood_waits)

@@ -1,0 +1,90 @@
+"""What the services answer about a game: the result types the chat and the Mini App present.
+
+Both ways of playing show the same result the same way (bot/presentation/toasts.py), so the
+results are plain values here, below the services that make them and the presentation that
+words them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import engine
+from bot.models import StoredGame
+
+
+class TapStatus(StrEnum):
+    APPLIED = "applied"  # the engine ran; see the outcome (which may be a refusal)
+    UNKNOWN_GAME = "unknown_game"  # no such game: forged or from a wiped database
+    NOT_YOURS = "not_yours"  # someone else's board
+    OLD_GAME = "old_game"  # a finished or replaced game
+    CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
+    STALE = "stale"  # a move meant for an earlier position: the game has moved on since
+
+
+@dataclass(frozen=True, slots=True)
+class MoveEffects:
+    """What a committed move changes beyond its own board, for the chat to show."""
+
+    challenge_id: int | None = None  # a challenge whose standings may have moved
+    duel_over: StoredGame | None = None  # a duel's game that the move ended
+
+
+@dataclass(frozen=True, slots=True)
+class TapResult:
+    status: TapStatus
+    stored: StoredGame | None = None
+    outcome: engine.Outcome | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is not None and self.outcome.changes_game
+
+    @property
+    def effects(self) -> MoveEffects:
+        """Nothing unless the move changed the game; a move that did may owe more."""
+        stored = self.stored
+        if not self.changed or stored is None:
+            return MoveEffects()
+        over = self.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None
+        return MoveEffects(stored.challenge_id, stored if over else None)
+
+    def encode(self) -> str:
+        """The result as the update log keeps it for a redelivery: "status[:outcome]"."""
+        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
+
+    @classmethod
+    def decode(cls, recorded: str, stored: StoredGame | None) -> TapResult:
+        """The first delivery's result again (`encode`'s text), with the game as it is now."""
+        status, _, outcome = recorded.partition(":")
+        return cls(
+            TapStatus(status),
+            None if status == TapStatus.UNKNOWN_GAME else stored,
+            engine.Outcome(outcome) if outcome else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Whether a player may play a game from a chat: the game if so, else why not."""
+
+    stored: StoredGame | None = None
+    refused: TapResult | None = None  # a refusal, answered as a tap on the game would be
+
+
+class HintStatus(StrEnum):
+    SHOWN = "shown"  # on the board now: `stored.shown_hint`
+    HINTS_OFF = "hints_off"  # a challenge entry, where everyone plays alone
+    NOT_NOW = "not_now"  # the game waits for keep going or a new game, or is over: `outcome`
+    NO_MOVE = "no_move"  # the search found no move
+    MOVED_ON = "moved_on"  # the game moved on while the search ran: ask again
+    REFUSED = "refused"  # not this player's game to ask about: `refused`
+
+
+@dataclass(frozen=True, slots=True)
+class HintResult:
+    status: HintStatus
+    stored: StoredGame | None = None
+    outcome: engine.Outcome | None = None
+    refused: TapResult | None = None
