@@ -43,7 +43,7 @@ TELEGRAM_PACE = Pace()
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One environment variable: its default as an operator would write it ("" for unset),
-    and what it does, in a line. `bot2048 --help` and the README list them."""
+    and what it does, in a line. `bot2048 --help` and docs/operating.md list them."""
 
     name: str
     default: str

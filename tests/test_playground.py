@@ -491,7 +491,7 @@ async def test_browser_shares_a_card_and_a_replay_and_posts_a_duel_in_the_group(
                 if await tap_arrow(page, api, board, board_id, arrow):
                     moves += 1
                     break
-        if os.environ.get("SHARED_CARD_SCREENSHOT"):  # the README's picture: a real game
+        if os.environ.get("SHARED_CARD_SCREENSHOT"):  # docs/playing.md's picture: a real game
             await play_on(api, ANNA, int(board_id), taps=400)
             await settle(page, api, ANNA, board_id)
 

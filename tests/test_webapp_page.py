@@ -6,7 +6,8 @@ is answered by the emulator's stand-in. Every request the page makes is recorded
 may load from anywhere else.
 
 `WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/test_webapp_page.py -k "screenshots or
-playground"` also writes the README's screenshots: light, dark, and in the playground.
+playground"` also writes the screenshots of docs/playing.md: light, dark, and in the
+playground.
 """
 
 from __future__ import annotations
