@@ -27,16 +27,16 @@ export function sendCommand(command, chatId) {
 export async function pressButton(message, button, node) {
   node.classList.add("pending");
   try {
-    const result = await call(
-      `/api/chats/${message.chat.id}/messages/${message.message_id}/tap`,
-      { method: "POST", body: { user_id: state.me, data: button.callback_data } },
-    );
+    const result = await call(`/api/chats/${message.chat.id}/messages/${message.message_id}/tap`, {
+      method: "POST",
+      body: { user_id: state.me, data: button.callback_data },
+    });
     const answer = result.answer;
-    if (answer && answer.text) {
+    if (answer?.text) {
       if (answer.show_alert) alertBox(state.bot.first_name, answer.text);
       else toast(answer.text);
     }
-    if (answer && answer.url) openUrl(answer.url);
+    if (answer?.url) openUrl(answer.url);
   } catch (error) {
     toast(error.message);
   } finally {

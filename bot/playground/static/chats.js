@@ -10,7 +10,11 @@ export function renderPlayers() {
   const select = $("player");
   select.replaceChildren();
   for (const player of state.players.values()) {
-    const option = el("option", "", `${player.first_name} (${player.language_code || "no language"})`);
+    const option = el(
+      "option",
+      "",
+      `${player.first_name} (${player.language_code || "no language"})`,
+    );
     option.value = String(player.id);
     select.append(option);
   }

@@ -31,7 +31,7 @@ async function runInline(query) {
   const serial = ++inline.serial;
   const chatId = state.chatId;
   const panel = $("inline-results");
-  panel.replaceChildren(el("div", "inline-note", "Asking @" + state.bot.username + "…"));
+  panel.replaceChildren(el("div", "inline-note", `Asking @${state.bot.username}…`));
   panel.hidden = false;
   let result;
   try {

@@ -23,8 +23,11 @@ export function openUrl(url) {
     username = parsed.searchParams.get("domain");
   }
   if (username === null) {
-    if (/^https?:$/.test(parsed.protocol)) window.open(parsed.href, "_blank", "noopener,noreferrer");
-    else toast("That link cannot be opened here.");
+    if (/^https?:$/.test(parsed.protocol)) {
+      window.open(parsed.href, "_blank", "noopener,noreferrer");
+    } else {
+      toast("That link cannot be opened here.");
+    }
     return;
   }
   if (username.toLowerCase() !== state.bot.username.toLowerCase()) {
@@ -37,12 +40,12 @@ export function openUrl(url) {
     if (!group) return;
     const payload = params.get("startgroup");
     openChat(group.id);
-    send(`/start@${state.bot.username}` + (PAYLOAD.test(payload) ? ` ${payload}` : ""), group.id);
+    send(`/start@${state.bot.username}${PAYLOAD.test(payload) ? ` ${payload}` : ""}`, group.id);
     return;
   }
   openChat(state.me);
   if (params.has("start")) {
     const payload = params.get("start");
-    send("/start" + (PAYLOAD.test(payload) ? ` ${payload}` : ""), state.me);
+    send(`/start${PAYLOAD.test(payload) ? ` ${payload}` : ""}`, state.me);
   }
 }

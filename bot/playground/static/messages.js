@@ -10,8 +10,8 @@ import { openMiniApp } from "./miniapp.js";
 import { state } from "./state.js";
 
 function renderKeyboard(message) {
-  const rows = message.reply_markup && message.reply_markup.inline_keyboard;
-  if (!rows || !rows.length) return null;
+  const rows = message.reply_markup?.inline_keyboard;
+  if (!rows?.length) return null;
   const keyboard = el("div", "keyboard");
   for (const row of rows) {
     const line = el("div", "kb-row");
@@ -87,7 +87,7 @@ export function renderMessage(message) {
 
 // Photos show their largest size; animations play muted and loop, as in Telegram.
 function renderMedia(message) {
-  if (message.photo && message.photo.length) {
+  if (message.photo?.length) {
     const img = el("img", "media");
     img.src = `/api/files/${encodeURIComponent(message.photo[message.photo.length - 1].file_id)}`;
     img.alt = "Photo";

@@ -15,7 +15,7 @@ export class ApiError extends Error {
 }
 
 export async function call(initData, name, body) {
-  const response = await fetch("api/" + name, {
+  const response = await fetch(`api/${name}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ initData, ...body }),
@@ -25,6 +25,6 @@ export async function call(initData, name, body) {
     throw new ApiError("throttled", "throttled", seconds);
   }
   if (response.status === 401) throw new ApiError("expired", "expired");
-  if (!response.ok) throw new ApiError("failed", "status " + response.status);
+  if (!response.ok) throw new ApiError("failed", `status ${response.status}`);
   return response.json();
 }

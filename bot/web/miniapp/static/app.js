@@ -48,7 +48,7 @@ function applyTheme() {
     insets[side] = (insets[side] || 0) + value;
   }
   for (const side of ["top", "bottom", "left", "right"]) {
-    root.setProperty("--tg-safe-" + side, (insets[side] || 0) + "px");
+    root.setProperty(`--tg-safe-${side}`, `${insets[side] || 0}px`);
   }
 }
 
@@ -158,7 +158,7 @@ async function start() {
     document.documentElement.lang = opened.language;
     show(opened);
   } catch (error) {
-    board.say(refused(error, "expired") ? "⚠️ initData" : "⚠️ " + error.message);
+    board.say(refused(error, "expired") ? "⚠️ initData" : `⚠️ ${error.message}`);
   }
   setIdle();
   document.body.dataset.ready = "true";

@@ -45,8 +45,8 @@ export class Board {
     tile.className =
       "tile v" +
       Math.min(value, 2048) +
-      (effect ? " " + effect : "") +
-      (text.length > 2 ? " digits" + text.length : "");
+      (effect ? ` ${effect}` : "") +
+      (text.length > 2 ? ` digits${text.length}` : "");
     tile.textContent = text;
     tile.dataset.value = value;
     this.place(tile, index);
@@ -85,7 +85,7 @@ export class Board {
     const hours = Math.floor(seconds / 3600);
     const minutes = Math.floor((seconds % 3600) / 60);
     const rest = String(seconds % 60).padStart(2, "0");
-    return hours ? hours + ":" + String(minutes).padStart(2, "0") + ":" + rest : minutes + ":" + rest;
+    return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
   }
 
   tick() {
@@ -94,7 +94,7 @@ export class Board {
 
   drawFigures() {
     const { state, texts, actions } = this;
-    $("title").textContent = "2048 · " + state.title;
+    $("title").textContent = `2048 · ${state.title}`;
     $("score").textContent = state.scoreText;
     $("best").textContent = state.bestText;
     $("moves").textContent = state.movesText;
@@ -111,7 +111,9 @@ export class Board {
         button(texts.new, () => this.showSizes()),
       );
     } else if (state.over || !state.active) {
-      if (state.canUndo && state.active) buttons.append(button(texts.undo, () => actions.act("undo")));
+      if (state.canUndo && state.active) {
+        buttons.append(button(texts.undo, () => actions.act("undo")));
+      }
       this.appendSizes(buttons);
     }
     $("banner").hidden = buttons.childElementCount === 0;
@@ -141,12 +143,14 @@ export class Board {
     this.state = next;
     this.receivedAt = Date.now();
     if (resized) this.drawCells();
-    if (predicted && predicted.every((value, index) => value === 0 || value === next.board[index])) {
+    if (predicted?.every((value, index) => value === 0 || value === next.board[index])) {
       const popped = new Set();
       next.board.forEach((value, index) => {
         if (value && predicted[index] !== value) popped.add(index);
       });
-      const agrees = next.board.every((value, index) => value === predicted[index] || popped.has(index));
+      const agrees = next.board.every(
+        (value, index) => value === predicted[index] || popped.has(index),
+      );
       if (agrees) {
         for (const index of popped) {
           this.tiles.get(index)?.remove();

@@ -22,7 +22,7 @@ function lineIndices(size, direction) {
  * points scored, and every tile's journey {from, to, value, merged}. */
 export function slide(board, size, direction) {
   if (!DIRECTIONS.includes(direction)) {
-    throw new Error("unknown direction " + direction);
+    throw new Error(`unknown direction ${direction}`);
   }
   const after = board.slice();
   const moves = [];
