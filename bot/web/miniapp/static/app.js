@@ -7,12 +7,11 @@
  * page; api.js calls the server, board.js draws, input.js reads keys and swipes. */
 
 import { ApiError, call } from "./api.js";
-import { Board, SLIDE_MS } from "./board.js";
+import { $, Board, SLIDE_MS } from "./board.js";
 import { listen } from "./input.js";
 import { DIRECTIONS, slide } from "./slide.js";
 
 const tg = window.Telegram.WebApp;
-const $ = (id) => document.getElementById(id);
 const board = new Board({ act, startNew });
 const gameParam = new URLSearchParams(location.search).get("game");
 

@@ -3,7 +3,8 @@
  * back into the page through `actions`. */
 
 export const SLIDE_MS = 100; // as long as style.css's --slide
-const $ = (id) => document.getElementById(id);
+// The page's elements, by id.
+export const $ = (id) => document.getElementById(id);
 
 function button(text, onClick) {
   const element = document.createElement("button");
