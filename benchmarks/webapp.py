@@ -150,11 +150,12 @@ async def _browser(base: str, token: str, presses: int) -> list[list[float]]:
             await page.evaluate(TIMING)
             for _ in range(presses):
                 direction = await page.evaluate(
-                    """() => {
+                    """async () => {
+                      const { slide } = await import("./static/slide.js");
                       const board = document.body.dataset.board.split(",").map(Number);
                       const size = Math.round(Math.sqrt(board.length));
                       return ["left", "up", "right", "down"].find(
-                        (d) => Slide2048.slide(board, size, d).changed) || null;
+                        (d) => slide(board, size, d).changed) || null;
                     }"""
                 )
                 if direction is None:

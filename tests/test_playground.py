@@ -28,6 +28,7 @@ from telegram.ext import ApplicationHandlerStop, CallbackQueryHandler, ContextTy
 
 from bot.playground import GROUP_ID, PLAYERS, open_playground
 from bot.playground.server import first_message_id
+from bot.playground.web import STATIC
 from bot.presentation.i18n import translator
 from bot.presentation.render import LADDER
 from tests.support.boards import shown_board
@@ -186,6 +187,9 @@ async def test_the_api_refuses_what_a_client_could_not_do(playground, http):
     assert "has no button" in error["error"]
     async with http.get(url + "static/web.py") as response:
         assert response.status == 404
+    for path in sorted(STATIC.iterdir()):  # every module the page imports is served
+        async with http.get(url + "static/" + path.name) as response:
+            assert response.status == (404 if path.name == "index.html" else 200), path.name
 
 
 async def test_editing_a_player_changes_what_the_bot_sees(playground, http):

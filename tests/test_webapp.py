@@ -23,6 +23,7 @@ import engine
 from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH, Config, ConfigError, load_config
 from bot.emulator.webapp import init_data as telegram_init_data
 from bot.models import StoredGame
+from bot.presentation import render
 from bot.presentation.i18n import translator
 from bot.services.games import move_number
 from bot.storage import open_storage
@@ -153,6 +154,20 @@ async def test_the_page_speaks_the_players_language(api, webbot, http, language,
     assert (opened["texts"]["undo"], opened["scoreText"]) == (undo, score)
     texts = translator(language[:2])
     assert opened["texts"]["sizes"]["5"] == texts._("Large 5×5")
+
+
+async def test_the_page_labels_every_tile_as_the_chat_does(api, webbot, http):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    tiles = (await page(http, webbot, 101).post("open", game=game_id(board)))["texts"]["tiles"]
+    largest = max(engine.SIZES) ** 2 + 1  # the largest tile a board can hold is 2^(n²+1)
+    assert tiles == {str(1 << e): render.tile_label(1 << e) for e in range(1, largest + 1)}
+    assert [tiles[str(value)] for value in (2, 65536, 131072, 1 << 37)] == [
+        "2",
+        "65536",
+        "128k",
+        "128G",
+    ]
 
 
 async def test_a_swipe_is_a_move_of_the_chat_game(api, webbot, http):

@@ -53,6 +53,8 @@ SETTLED = """new Promise((frame) => requestAnimationFrame(() => requestAnimation
     .then(() => Promise.all(document.getAnimations().map((animation) => animation.finished)))"""
 OFFSETS = {"left": (-90, 0), "right": (90, 0), "up": (0, -90), "down": (0, 90)}
 ROOT = Path(__file__).resolve().parents[1]
+# Where `modules_page` serves a folder of ES modules from: answered by the browser's routes.
+MODULES_ORIGIN = "http://modules.test/"
 
 
 @dataclass
@@ -77,6 +79,27 @@ async def chromium():
             yield browser
         finally:
             await browser.close()
+
+
+async def modules_page(browser: Any, folder: Path) -> Any:
+    """A blank page whose origin serves `folder`'s files, so that it can import them as ES
+    modules (which no page loaded from a file: address may do); nothing else loads."""
+
+    async def serve(route: Any) -> None:
+        name = route.request.url.removeprefix(MODULES_ORIGIN)
+        if name == "":
+            await route.fulfill(
+                body="<!doctype html><title>modules</title>", content_type="text/html"
+            )
+        elif "/" not in name and (folder / name).is_file():
+            await route.fulfill(path=str(folder / name))
+        else:
+            await route.fulfill(status=404)
+
+    page = await browser.new_page()
+    await page.route("**/*", serve)
+    await page.goto(MODULES_ORIGIN)
+    return page
 
 
 @contextlib.asynccontextmanager
@@ -211,6 +234,28 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
     assert f"Best score: {final.score:,}" in records
 
 
+@SQLITE_ONLY
+async def test_big_tiles_read_as_in_the_chat_drawn_or_merged_on_the_page(api, webbot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    rows = [[65536, 65536, 0, 0], [131072, 0, 0, 0], [0] * 4, [0, 0, 0, 2]]
+    expected = Expected(await put_board(webbot.database, 101, 101, rows))
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        labels = "[...document.querySelectorAll('#tiles .tile')].map((t) => t.textContent).sort()"
+        assert await page.evaluate(labels) == ["128k", "2", "65536", "65536"]
+        await page.keyboard.press("ArrowLeft")
+        expected.act("left")
+        await shows(page, expected.game)
+        await page.evaluate(SETTLED)
+        merged = page.locator("#tiles .tile.merge")  # drawn by the page before the answer
+        assert await merged.inner_text() == "128k"
+        assert await merged.get_attribute("class") == "tile v2048 merge digits4"
+        shown = await page.evaluate(labels)
+        assert shown.count("128k") == 2 and len(shown) == 4  # and the 2, and the new tile
+
+
 def _pixel(image: Image.Image, x: float, y: float) -> tuple[int, int, int]:
     return image.getpixel((round(x), round(y)))[:3]
 
@@ -304,24 +349,24 @@ def _rule_cases() -> list[tuple[list[list[int]], str]]:
     return cases
 
 
-async def test_the_pages_slide_equals_the_engine_on_every_rule_case(tmp_path):
+async def test_the_pages_slide_equals_the_engine_on_every_rule_case():
     cases = _rule_cases()
     assert len(cases) > 300
-    (tmp_path / "index.html").write_text("<!doctype html><title>slide</title>")
     async with chromium() as browser:
-        page = await browser.new_page()
-        await page.goto((tmp_path / "index.html").as_uri())
-        await page.add_script_tag(path=str(STATIC / "slide.js"))
+        page = await modules_page(browser, STATIC)
         results = await page.evaluate(
-            """(cases) => cases.map(([rows, direction]) => {
+            """async (cases) => {
+              const { slide } = await import("./slide.js");
+              return cases.map(([rows, direction]) => {
                 const size = rows.length;
-                const result = Slide2048.slide(rows.flat(), size, direction);
+                const result = slide(rows.flat(), size, direction);
                 const rowsAfter = [];
                 for (let r = 0; r < size; r++) {
                     rowsAfter.push(result.board.slice(r * size, (r + 1) * size));
                 }
                 return [rowsAfter, result.gained];
-            })""",
+              });
+            }""",
             cases,
         )
     for (rows, direction), (after, gained) in zip(cases, results, strict=True):

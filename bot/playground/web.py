@@ -43,12 +43,28 @@ from bot.emulator.html import utf16_len
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, launch_url
 
 STATIC = Path(__file__).parent / "static"
-# Only these files are served: no directory listing, no path tricks.
+# Only these files are served: no directory listing, no path tricks. The page's script is
+# app.js and the ES modules it imports, one role each.
+_MODULES = (
+    "actions",
+    "app",
+    "chats",
+    "dom",
+    "entities",
+    "events",
+    "inline",
+    "links",
+    "menu",
+    "messages",
+    "miniapp",
+    "server",
+    "state",
+)
 _FILES = {
     "index.html": "text/html",
-    "app.js": "text/javascript",
     "style.css": "text/css",
     "telegram-sw.js": "text/javascript",
+    **{f"{name}.js": "text/javascript" for name in _MODULES},
 }
 MAX_TEXT = 4096
 MAX_NAME = 64

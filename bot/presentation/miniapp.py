@@ -1,7 +1,8 @@
 """What the Mini App's page shows, in the player's language: the game as JSON and its texts.
 
-The page draws tiles itself; every word and every formatted number it shows comes from here,
-from the same catalogs as the chat, so page and chat never disagree on a text or a figure.
+The page draws tiles itself; every word, every formatted number and every tile's label it
+shows comes from here, from the same catalogs and the same `render.tile_label` as the chat,
+so page and chat never disagree on a text, a figure or a tile.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from bot.presentation import render
 from bot.presentation.i18n import Translator
 
 TAGS = re.compile(r"<[^>]+>")
+# The largest tile an n×n board can ever hold is 2^(n²+1).
+TOP_EXPONENT = max(engine.SIZES) ** 2 + 1
 
 
 def _plain(html: str | None) -> str | None:
@@ -65,7 +68,14 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "busy": t._("Easy there: too many taps at once. Try again in a moment."),
         "offline": t._("No connection to the game. Trying again…"),
         "expired": t._("This page has expired. Close it and open the game again."),
+        "tiles": tile_labels(),
     }
+
+
+def tile_labels() -> dict[str, str]:
+    """Every tile any board can hold, by value: the page slides and merges before the server
+    answers, so it needs the label of a tile the board does not hold yet."""
+    return {str(1 << e): render.tile_label(1 << e) for e in range(1, TOP_EXPONENT + 1)}
 
 
 def share_toast(t: Translator, shared: bool) -> str:

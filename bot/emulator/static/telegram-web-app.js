@@ -8,13 +8,13 @@
  * playground can see it. */
 "use strict";
 
-(function () {
+(() => {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const initData = fragment.get("tgWebAppData") || "";
   let themeParams = {};
   try {
     themeParams = JSON.parse(fragment.get("tgWebAppThemeParams") || "{}");
-  } catch (error) {
+  } catch {
     themeParams = {};
   }
   const calls = [];
@@ -23,7 +23,10 @@
   function record(name, detail) {
     calls.push(detail === undefined ? [name] : [name, detail]);
     if (window.parent !== window) {
-      window.parent.postMessage({ webApp: name, detail: detail === undefined ? null : detail }, "*");
+      window.parent.postMessage(
+        { webApp: name, detail: detail === undefined ? null : detail },
+        "*",
+      );
     }
   }
 
@@ -31,8 +34,9 @@
     const result = {};
     for (const [key, value] of new URLSearchParams(data)) {
       try {
-        result[key] = key === "user" || key === "receiver" || key === "chat" ? JSON.parse(value) : value;
-      } catch (error) {
+        result[key] =
+          key === "user" || key === "receiver" || key === "chat" ? JSON.parse(value) : value;
+      } catch {
         result[key] = value;
       }
     }
@@ -51,16 +55,27 @@
   function setThemeVariables() {
     const style = document.documentElement.style;
     for (const [key, value] of Object.entries(themeParams)) {
-      style.setProperty("--tg-theme-" + key.replace(/_/g, "-"), value);
+      style.setProperty(`--tg-theme-${key.replace(/_/g, "-")}`, value);
     }
   }
 
   const backButtonClicks = [];
   const BackButton = {
     isVisible: false,
-    show() { this.isVisible = true; record("BackButton.show"); return this; },
-    hide() { this.isVisible = false; record("BackButton.hide"); return this; },
-    onClick(callback) { backButtonClicks.push(callback); return this; },
+    show() {
+      this.isVisible = true;
+      record("BackButton.show");
+      return this;
+    },
+    hide() {
+      this.isVisible = false;
+      record("BackButton.hide");
+      return this;
+    },
+    onClick(callback) {
+      backButtonClicks.push(callback);
+      return this;
+    },
     offClick(callback) {
       const index = backButtonClicks.indexOf(callback);
       if (index >= 0) backButtonClicks.splice(index, 1);
@@ -82,15 +97,34 @@
     contentSafeAreaInset: { top: 0, bottom: 0, left: 0, right: 0 },
     BackButton,
     HapticFeedback: {
-      impactOccurred(style) { record("HapticFeedback.impactOccurred", style); return this; },
-      notificationOccurred(type) { record("HapticFeedback.notificationOccurred", type); return this; },
-      selectionChanged() { record("HapticFeedback.selectionChanged"); return this; },
+      impactOccurred(style) {
+        record("HapticFeedback.impactOccurred", style);
+        return this;
+      },
+      notificationOccurred(type) {
+        record("HapticFeedback.notificationOccurred", type);
+        return this;
+      },
+      selectionChanged() {
+        record("HapticFeedback.selectionChanged");
+        return this;
+      },
     },
     calls,
-    ready() { record("ready"); },
-    expand() { this.isExpanded = true; record("expand"); },
-    close() { record("close"); },
-    onEvent(name, callback) { (handlers[name] = handlers[name] || []).push(callback); },
+    ready() {
+      record("ready");
+    },
+    expand() {
+      this.isExpanded = true;
+      record("expand");
+    },
+    close() {
+      record("close");
+    },
+    onEvent(name, callback) {
+      handlers[name] = handlers[name] || [];
+      handlers[name].push(callback);
+    },
     offEvent(name, callback) {
       const list = handlers[name] || [];
       const index = list.indexOf(callback);
@@ -105,7 +139,9 @@
       return true;
     },
     /* What Telegram's app does, for a test or the playground to play its part. */
-    pressBackButton() { for (const callback of backButtonClicks.slice()) callback(); },
+    pressBackButton() {
+      for (const callback of backButtonClicks.slice()) callback();
+    },
     setTheme(params) {
       themeParams = params;
       this.themeParams = params;

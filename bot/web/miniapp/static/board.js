@@ -1,0 +1,194 @@
+/* What the page draws: the cells, the tiles and their slides, the figures, the banner and
+ * the toast. It draws the game it is given and decides nothing; the banner's buttons call
+ * back into the page through `actions`. */
+
+export const SLIDE_MS = 100; // as long as style.css's --slide
+// The page's elements, by id.
+export const $ = (id) => document.getElementById(id);
+
+function button(text, onClick) {
+  const element = document.createElement("button");
+  element.textContent = text;
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+export class Board {
+  /* actions: {act(action), startNew(size)}, for the banner's buttons. */
+  constructor(actions) {
+    this.actions = actions;
+    this.texts = {};
+    this.state = null; // the game last drawn
+    this.tiles = new Map(); // cell index -> tile element
+    this.receivedAt = 0;
+  }
+
+  /* The page's fixed texts, and every tile's label, in the player's language. */
+  speak(texts) {
+    this.texts = texts;
+    for (const element of document.querySelectorAll("[data-text]")) {
+      element.textContent = texts[element.dataset.text];
+    }
+  }
+
+  say(text) {
+    $("toast").textContent = text || "";
+  }
+
+  place(element, index) {
+    element.style.setProperty("--r", Math.floor(index / this.state.size));
+    element.style.setProperty("--c", index % this.state.size);
+  }
+
+  makeTile(value, index, effect) {
+    const tile = document.createElement("div");
+    const text = this.texts.tiles[value];
+    tile.className =
+      "tile v" +
+      Math.min(value, 2048) +
+      (effect ? ` ${effect}` : "") +
+      (text.length > 2 ? ` digits${text.length}` : "");
+    tile.textContent = text;
+    tile.dataset.value = value;
+    this.place(tile, index);
+    $("tiles").appendChild(tile);
+    this.tiles.set(index, tile);
+    return tile;
+  }
+
+  drawCells() {
+    const size = this.state.size;
+    $("board").style.setProperty("--n", size);
+    const cells = $("cells");
+    cells.replaceChildren();
+    for (let index = 0; index < size * size; index++) {
+      const cell = document.createElement("div");
+      cell.className = "cell";
+      this.place(cell, index);
+      cells.appendChild(cell);
+    }
+  }
+
+  /* The whole board as the server has it, with no slide. */
+  drawTiles() {
+    $("tiles").replaceChildren();
+    this.tiles = new Map();
+    this.state.board.forEach((value, index) => {
+      if (value) this.makeTile(value, index, "");
+    });
+  }
+
+  clockText() {
+    const state = this.state;
+    let seconds = state.seconds;
+    if (state.running) seconds += Math.min((Date.now() - this.receivedAt) / 1000, 60);
+    seconds = Math.floor(seconds);
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    const rest = String(seconds % 60).padStart(2, "0");
+    return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+  }
+
+  tick() {
+    if (this.state) $("clock").textContent = this.clockText();
+  }
+
+  drawFigures() {
+    const { state, texts, actions } = this;
+    $("title").textContent = `2048 · ${state.title}`;
+    $("score").textContent = state.scoreText;
+    $("best").textContent = state.bestText;
+    $("moves").textContent = state.movesText;
+    $("undos").textContent = state.undos;
+    $("clock").textContent = this.clockText();
+    $("undo").disabled = !state.canUndo || !state.active;
+    $("hint").hidden = !state.hints;
+    $("hint").disabled = state.won || state.over || !state.active;
+    const buttons = $("banner-buttons");
+    buttons.replaceChildren();
+    if (state.won && state.active) {
+      buttons.append(
+        button(texts.keep, () => actions.act("keep")),
+        button(texts.new, () => this.showSizes()),
+      );
+    } else if (state.over || !state.active) {
+      if (state.canUndo && state.active) {
+        buttons.append(button(texts.undo, () => actions.act("undo")));
+      }
+      this.appendSizes(buttons);
+    }
+    $("banner").hidden = buttons.childElementCount === 0;
+    $("banner-text").textContent = state.banner || (state.active ? "" : texts.pick);
+    document.body.dataset.seq = state.seq;
+    document.body.dataset.board = state.board.join(",");
+    document.body.dataset.score = state.score;
+  }
+
+  appendSizes(buttons) {
+    for (const [size, name] of Object.entries(this.texts.sizes)) {
+      buttons.append(button(name, () => this.actions.startNew(Number(size))));
+    }
+  }
+
+  showSizes() {
+    const buttons = $("banner-buttons");
+    buttons.replaceChildren();
+    this.appendSizes(buttons);
+    $("banner-text").textContent = this.texts.pick;
+    $("banner").hidden = false;
+  }
+
+  /* A new state from the server: draw it, popping in what the local slide did not predict. */
+  show(next, predicted) {
+    const resized = !this.state || this.state.size !== next.size;
+    this.state = next;
+    this.receivedAt = Date.now();
+    if (resized) this.drawCells();
+    if (predicted?.every((value, index) => value === 0 || value === next.board[index])) {
+      const popped = new Set();
+      next.board.forEach((value, index) => {
+        if (value && predicted[index] !== value) popped.add(index);
+      });
+      const agrees = next.board.every(
+        (value, index) => value === predicted[index] || popped.has(index),
+      );
+      if (agrees) {
+        for (const index of popped) {
+          this.tiles.get(index)?.remove();
+          this.makeTile(next.board[index], index, "pop");
+        }
+      } else {
+        this.drawTiles();
+      }
+    } else {
+      this.drawTiles();
+    }
+    this.drawFigures();
+    if (next.toast !== undefined) this.say(next.toast);
+  }
+
+  /* Slide the tiles on screen as slide.js says; merged pairs become one tile when they meet,
+   * SLIDE_MS later. Returns how many pairs merge. */
+  slide(result) {
+    const moved = new Map();
+    let merges = 0;
+    for (const move of result.moves) {
+      const tile = this.tiles.get(move.from);
+      if (!tile) continue;
+      this.place(tile, move.to);
+      if (move.merged && moved.has(move.to)) {
+        const first = moved.get(move.to);
+        merges++;
+        setTimeout(() => {
+          first.remove();
+          tile.remove();
+          if (this.tiles.get(move.to) === tile) this.tiles.delete(move.to);
+          this.makeTile(move.value * 2, move.to, "merge");
+        }, SLIDE_MS);
+      }
+      moved.set(move.to, tile);
+    }
+    this.tiles = moved;
+    return merges;
+  }
+}
