@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 
 import engine
-from bot.models import Challenge, FirstOutcome, Obligation, Player, Record, Standing, StoredGame
-from bot.storage.queries.base import Row, StorageBase
+from bot.models import Challenge, FirstOutcome, Obligation, Record, Standing, StoredGame
+from bot.storage.queries.base import Row
+from bot.storage.queries.players import PlayerQueries
 
 _GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
@@ -52,47 +53,8 @@ def _dump(game: engine.Game) -> str:
     return json.dumps(engine.to_dict(game), separators=(",", ":"))
 
 
-class Storage(StorageBase):
+class Storage(PlayerQueries):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
-
-    # ----- players ----------------------------------------------------------------------------
-
-    async def player(self, user_id: int) -> Player:
-        row = await self._fetchrow(
-            "SELECT name, language, view, telegram_language FROM players WHERE user_id = ?",
-            (user_id,),
-        )
-        if row is None:
-            return Player(user_id)
-        return Player(user_id, row[0], row[1], row[2], row[3])
-
-    async def remember_name(
-        self, user_id: int, name: str, telegram_language: str | None = None
-    ) -> None:
-        """Keep the name current, so leaderboards show a renamed player's new name, and the
-        language Telegram last reported for them (None: not reported, keep the last one)."""
-        await self._execute(
-            "INSERT INTO players (user_id, name, telegram_language) VALUES (?, ?, ?) "
-            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
-            "telegram_language = coalesce(excluded.telegram_language, players.telegram_language) "
-            "WHERE players.name != excluded.name OR coalesce(players.telegram_language, '') "
-            "!= coalesce(excluded.telegram_language, players.telegram_language, '')",
-            (user_id, name, telegram_language),
-        )
-
-    async def set_language(self, user_id: int, language: str) -> None:
-        await self._execute(
-            "INSERT INTO players (user_id, language) VALUES (?, ?) "
-            "ON CONFLICT (user_id) DO UPDATE SET language = excluded.language",
-            (user_id, language),
-        )
-
-    async def set_view(self, user_id: int, view: str) -> None:
-        await self._execute(
-            "INSERT INTO players (user_id, view) VALUES (?, ?) "
-            "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
-            (user_id, view),
-        )
 
     # ----- games ------------------------------------------------------------------------------
 
