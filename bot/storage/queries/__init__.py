@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 
 import engine
-from bot.models import Challenge, FirstOutcome, Obligation, Standing, StoredGame
+from bot.models import Challenge, Obligation, Standing, StoredGame
 from bot.storage.queries.base import Row
 from bot.storage.queries.players import PlayerQueries
 from bot.storage.queries.records import RecordQueries
+from bot.storage.queries.redelivery import RedeliveryQueries
 
 _GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
@@ -54,7 +55,7 @@ def _dump(game: engine.Game) -> str:
     return json.dumps(engine.to_dict(game), separators=(",", ":"))
 
 
-class Storage(PlayerQueries, RecordQueries):
+class Storage(PlayerQueries, RecordQueries, RedeliveryQueries):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
 
     # ----- games ------------------------------------------------------------------------------
@@ -385,43 +386,6 @@ class Storage(PlayerQueries, RecordQueries):
         )
         assert row is not None
         return row[0]
-
-    # ----- deliveries -------------------------------------------------------------------------
-
-    async def claim_delivery(self, key: str, now: float) -> FirstOutcome | None:
-        """Claim an update's key in the running transaction: None on its first delivery, else
-        what the first delivery recorded.
-
-        On PostgreSQL a concurrent claim of the same key (one update posted to two processes)
-        waits for the first transaction: once that commits, it finds the record; had that
-        rolled back, it claims the key itself.
-        """
-        while True:  # again if the record went (pruned, withdrawn) between the two queries
-            claimed = await self._execute(
-                "INSERT INTO deliveries (key, outcome, created_at) VALUES (?, '', ?) "
-                "ON CONFLICT (key) DO NOTHING",
-                (key, now),
-            )
-            if claimed:
-                return None
-            row = await self._fetchrow(
-                "SELECT outcome, created_id FROM deliveries WHERE key = ?", (key,)
-            )
-            if row is not None:
-                return FirstOutcome(row[0], row[1])
-
-    async def record_delivery(self, key: str, outcome: str, created_id: int | None) -> None:
-        await self._execute(
-            "UPDATE deliveries SET outcome = ?, created_id = ? WHERE key = ?",
-            (outcome, created_id, key),
-        )
-
-    async def forget_delivery(self, key: str) -> None:
-        await self._execute("DELETE FROM deliveries WHERE key = ?", (key,))
-
-    async def forget_deliveries(self, before: float) -> int:
-        """Drop the keys claimed before `before`; how many."""
-        return await self._execute("DELETE FROM deliveries WHERE created_at < ?", (before,))
 
     # ----- the outbox -------------------------------------------------------------------------
 
