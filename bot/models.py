@@ -55,6 +55,20 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
+class NewChallenge:
+    """A challenge as its creator sets it up, before the storage numbers it."""
+
+    chat_id: int
+    chat_title: str
+    language: str  # the card's language when the group has not chosen one
+    creator_id: int
+    size: int
+    seed: int
+    token: str
+    ends_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Challenge:
     id: int
     chat_id: int

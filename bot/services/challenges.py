@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
-from bot.models import Challenge, StoredGame
+from bot.models import Challenge, NewChallenge, StoredGame
 from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
 from bot.services.outbox import CARD, FINAL_CARD, WINNER, Outbox
@@ -137,15 +137,17 @@ class ChallengeService:
                 return None
             token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
             challenge = await storage.insert_challenge(
-                chat_id,
-                chat_title,
-                language,
-                creator_id,
-                size,
-                self._new_seed(),
-                token,
+                NewChallenge(
+                    chat_id,
+                    chat_title,
+                    language,
+                    creator_id,
+                    size,
+                    self._new_seed(),
+                    token,
+                    now + duration,
+                ),
                 now,
-                now + duration,
             )
             await self._outbox.owe(storage, CARD, chat_id, challenge.id, reply_to)
             await record(storage, update_key, "created", challenge.id)

@@ -6,7 +6,7 @@ ranks them.
 
 from __future__ import annotations
 
-from bot.models import Challenge, Standing, StoredGame
+from bot.models import Challenge, NewChallenge, Standing, StoredGame
 from bot.storage.queries.base import Row, StorageBase
 from bot.storage.queries.games import GAME_COLUMNS, game_from_row, standings
 
@@ -21,22 +21,22 @@ def _challenge_from_row(row: Row) -> Challenge:
 
 
 class ChallengeQueries(StorageBase):
-    async def insert_challenge(
-        self,
-        chat_id: int,
-        chat_title: str,
-        language: str,
-        creator_id: int,
-        size: int,
-        seed: int,
-        token: str,
-        now: float,
-        ends_at: float,
-    ) -> Challenge:
+    async def insert_challenge(self, new: NewChallenge, now: float) -> Challenge:
+        """Store `new`, created `now`: the challenge as its row holds it (numbered, no card)."""
         challenge_id = await self._insert(
             "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
             "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (chat_id, chat_title, language, creator_id, size, seed, token, now, ends_at),
+            (
+                new.chat_id,
+                new.chat_title,
+                new.language,
+                new.creator_id,
+                new.size,
+                new.seed,
+                new.token,
+                now,
+                new.ends_at,
+            ),
         )
         challenge = await self.challenge(challenge_id)
         assert challenge is not None
