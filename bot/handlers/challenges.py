@@ -27,7 +27,7 @@ from bot.handlers.board_messages import request_redraw, send_board
 from bot.handlers.bookkeeping import update_key
 from bot.handlers.context import Audience, BotContext, Runtime
 from bot.handlers.replies import reply
-from bot.models import Challenge, Obligation
+from bot.models import Challenge, Obligation, ObligationKind
 from bot.presentation.captions import deep_link
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.leaderboards import (
@@ -44,7 +44,6 @@ from bot.services.challenges import (
     parse_challenge_args,
     payload,
 )
-from bot.services.outbox import CARD, FINAL_CARD, WINNER
 from bot.transport.pacer import Job
 
 log = logging.getLogger(__name__)
@@ -105,7 +104,7 @@ async def challenge(update: Update, context: BotContext) -> None:
     await send_owed(context.bot, runtime)
 
 
-@sends(CARD)
+@sends(ObligationKind.CARD)
 async def _post_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     """Post a new challenge's card, as the answer to its /challenge, and remember it."""
     challenge = await runtime.storage.challenge(obligation.subject_id)
@@ -316,14 +315,14 @@ async def _end(context: BotContext) -> None:
         await _show_ended_boards(context, finished)
 
 
-@sends(FINAL_CARD)
+@sends(ObligationKind.FINAL_CARD)
 async def _show_final_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     challenge = await runtime.storage.challenge(obligation.subject_id)
     if challenge is not None:
         await show_card(bot, runtime, challenge)
 
 
-@sends(WINNER)
+@sends(ObligationKind.WINNER)
 async def _announce_winner(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     # Showing the card may have found the group under a new id: announce the winner there.
     challenge = await runtime.storage.challenge(obligation.subject_id)

@@ -29,13 +29,12 @@ from bot.handlers.bookkeeping import display_name, sender_translator, update_key
 from bot.handlers.context import INLINE_ANSWER_SECONDS, BotContext, InlineAnswer, Runtime
 from bot.handlers.replies import post_in_turn, reply, send_reply
 from bot.metrics import RENDER
-from bot.models import Obligation, Player, StoredGame
+from bot.models import Obligation, ObligationKind, Player, StoredGame
 from bot.presentation import captions, images
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.presentation.names import pictured_name
 from bot.presentation.render import size_name
 from bot.services.games import parse_size
-from bot.services.outbox import DUEL_RESULT
 from bot.services.sharing import DuelStatus, duel_payload
 from bot.services.workers import Busy, Crowded, RenderSlot
 
@@ -382,7 +381,7 @@ async def duel_over(context: BotContext, entry: StoredGame) -> None:
         await send_owed(context.bot, context.runtime)
 
 
-@sends(DUEL_RESULT)
+@sends(ObligationKind.DUEL_RESULT)
 async def _tell(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     """One of the two players gets the comparison, in their language."""
     result = await runtime.sharing.duel_result(obligation.subject_id)

@@ -7,14 +7,14 @@ or both settle an obligation.
 
 from __future__ import annotations
 
-from bot.models import Obligation
+from bot.models import Obligation, ObligationKind
 from bot.storage.queries.base import StorageBase
 
 
 class OutboxQueries(StorageBase):
     async def owe(
         self,
-        kind: str,
+        kind: ObligationKind,
         chat_id: int,
         subject_id: int,
         now: float,
@@ -37,7 +37,10 @@ class OutboxQueries(StorageBase):
             "AND (holder = ? OR lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?",
             (holder, now, limit),
         )
-        return [Obligation(*row) for row in rows]
+        return [
+            Obligation(obligation_id, ObligationKind(kind), chat_id, subject_id, reply_to)
+            for obligation_id, kind, chat_id, subject_id, reply_to in rows
+        ]
 
     async def hold_obligation(
         self, obligation_id: int, holder: str, now: float, until: float
