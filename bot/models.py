@@ -69,17 +69,12 @@ class NewChallenge:
     ends_at: float
 
 
-@dataclass(frozen=True, slots=True)
-class Challenge:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Challenge(NewChallenge):
+    """A challenge as the storage keeps it: numbered, with its card once posted, and closed
+    once it has finished."""
+
     id: int
-    chat_id: int
-    chat_title: str
-    language: str  # the card's language when the group has not chosen one
-    creator_id: int
-    size: int
-    seed: int
-    token: str
-    ends_at: float
     message_id: int | None
     finished: bool
 

@@ -17,7 +17,7 @@ _CHALLENGE_COLUMNS = (
 
 
 def _challenge_from_row(row: Row) -> Challenge:
-    return Challenge(*row[:10], finished=bool(row[10]))
+    return Challenge(*row[1:9], id=row[0], message_id=row[9], finished=bool(row[10]))
 
 
 class ChallengeQueries(StorageBase):
