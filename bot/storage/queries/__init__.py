@@ -1,11 +1,11 @@
 """The storage interface: every query written once for both backends, a module an aggregate.
 
-`Storage` is one mixin an aggregate (players, games, records, group chats, challenges, the
-record of updates delivered, the outbox), each written over the primitives of base.py and
-nothing else; a backend (sqlite.py, postgres.py) supplies the primitives and inherits every
-query. What other aggregates read of games (a game's columns and row, the leaderboard) is
-games.py's, and a group's move hands back its challenges, so the group chats' mixin builds on
-the challenges' one.
+`Storage` is composed of one mixin an aggregate (players, games, records, group chats,
+challenges, the record of updates delivered, the outbox), each written over base.py's
+primitives and nothing else; a backend (sqlite.py, postgres.py) supplies those and inherits
+every query. What other aggregates read of games (a game's columns and row, the leaderboard)
+games.py offers at module level; a group's move hands back its challenges, so GroupQueries
+builds on ChallengeQueries.
 """
 
 from __future__ import annotations
