@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import engine
 
@@ -55,8 +56,9 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
-class Challenge:
-    id: int
+class NewChallenge:
+    """A challenge as its creator sets it up, before the storage numbers it."""
+
     chat_id: int
     chat_title: str
     language: str  # the card's language when the group has not chosen one
@@ -65,6 +67,14 @@ class Challenge:
     seed: int
     token: str
     ends_at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Challenge(NewChallenge):
+    """A challenge as the storage keeps it: numbered, with its card once posted, and closed
+    once it has finished."""
+
+    id: int
     message_id: int | None
     finished: bool
 
@@ -89,16 +99,25 @@ class FirstOutcome:
     created_id: int | None = None
 
 
+class ObligationKind(StrEnum):
+    """What an obligation asks for; the outbox's rows hold the values."""
+
+    CARD = "card"  # post a new challenge's card, and remember the message
+    FINAL_CARD = "final_card"  # show an ended challenge's final ranking on its card
+    WINNER = "winner"  # announce an ended challenge's winner in its group
+    DUEL_RESULT = "duel_result"  # tell one of a finished duel's two players how it went
+
+
 @dataclass(frozen=True, slots=True)
 class Obligation:
     """An announcement owed to a chat, as the outbox keeps it until it is sent.
 
-    `kind` says what to send (bot/services/outbox.py); `subject_id` is what it is about (a
-    challenge, a duel's game), read afresh when it is sent; `reply_to` the message it answers.
+    `kind` says what to send; `subject_id` is what it is about (a challenge, a duel's game),
+    read afresh when it is sent; `reply_to` the message it answers.
     """
 
     id: int
-    kind: str
+    kind: ObligationKind
     chat_id: int
     subject_id: int
     reply_to: int | None = None

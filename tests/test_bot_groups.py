@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from bot.chat.cards import CARD_TOP
 from bot.emulator import StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
-from bot.chat.cards import CARD_TOP
 from bot.presentation.i18n import translator
 from bot.presentation.leaderboards import standing_line
 from bot.presentation.render import tile_emoji

@@ -18,6 +18,7 @@ import pytest
 
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.webhook import SECRET_HEADER
+from bot.models import NewChallenge
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import (
@@ -369,10 +370,10 @@ async def test_a_challenge_another_process_created_is_ended_on_time(api, postgre
             now = time.time()
             async with store.transaction():
                 later = await store.insert_challenge(
-                    GROUP, "Racers", "en", 601, 5, 78, "bcdefghj", now, now + 3600
+                    NewChallenge(GROUP, "Racers", "en", 601, 5, 78, "bcdefghj", now + 3600), now
                 )
                 soon = await store.insert_challenge(
-                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", now, now + 1.5
+                    NewChallenge(GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", now + 1.5), now
                 )
         finally:
             await store.close()

@@ -14,6 +14,7 @@ import time
 import asyncpg
 import pytest
 
+from bot.models import NewChallenge
 from bot.storage import open_storage
 from tests.support.databases import count_rows, execute_sql, fresh_postgres_database
 from tests.support.harness import User
@@ -121,7 +122,7 @@ async def test_a_challenge_created_while_another_process_adds_the_third_is_refus
         async with elsewhere.transaction():
             await elsewhere.hold_chat(GROUP)
             await elsewhere.insert_challenge(
-                GROUP, "Crowded", "en", anna.id, 4, 7, "abcdefgh", now, now + 600
+                NewChallenge(GROUP, "Crowded", "en", anna.id, 4, 7, "abcdefgh", now + 600), now
             )
             mark = api.mark()
             api.send_text(anna.id, GROUP, "/challenge 10m")

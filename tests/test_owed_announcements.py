@@ -15,9 +15,10 @@ import urllib.parse
 
 import pytest
 
+from bot.models import ObligationKind
 from bot.services.challenges import ChallengeService
 from bot.services.locks import ChatLocks
-from bot.services.outbox import CARD, FINAL_CARD, LEASE_SECONDS, WINNER, Outbox
+from bot.services.outbox import LEASE_SECONDS, Outbox
 from bot.storage import open_storage
 from tests.support.boards import buttons, isolated
 from tests.support.databases import Database, execute_sql, fresh_postgres_database
@@ -151,7 +152,12 @@ async def test_an_owed_announcement_is_sent_by_its_holder_until_it_lets_go(datab
         assert challenge is not None
         assert await second.take_due() == []
         (card,) = await first.take_due()
-        assert (card.kind, card.subject_id, card.chat_id) == (CARD, challenge.id, GROUP)
+        assert (card.kind, card.subject_id, card.chat_id) == (
+            ObligationKind.CARD,
+            challenge.id,
+            GROUP,
+        )
+        assert type(card.kind) is ObligationKind, "the stored kind reads back as its enum"
         assert await first.take_due() == [], "handed out once until given back"
         first.give_back(card)
         assert await first.take_due() == [card]
@@ -164,8 +170,14 @@ async def test_an_owed_announcement_is_sent_by_its_holder_until_it_lets_go(datab
 
         clock[0] += 3600  # the end: its final card and winner are owed by whoever ended it
         assert await challenges.finish_overdue() == 1
-        assert [o.kind for o in await first.take_due()] == [FINAL_CARD, WINNER]
+        assert [o.kind for o in await first.take_due()] == [
+            ObligationKind.FINAL_CARD,
+            ObligationKind.WINNER,
+        ]
         clock[0] += LEASE_SECONDS  # the first process died with them: the second takes over
-        assert [o.kind for o in await second.take_due()] == [FINAL_CARD, WINNER]
+        assert [o.kind for o in await second.take_due()] == [
+            ObligationKind.FINAL_CARD,
+            ObligationKind.WINNER,
+        ]
     finally:
         await storage.close()

@@ -178,7 +178,9 @@ def test_a_challenge_end_is_on_the_groups_clock_with_its_zone_named(reader, grou
     ],
 )
 def test_a_challenge_card_says_when_it_ends(language, line):
-    challenge = Challenge(1, -100, "Club", language, 7, 4, 1, "abcdefgh", WINTER, None, False)
+    challenge = Challenge(
+        -100, "Club", language, 7, 4, 1, "abcdefgh", WINTER, id=1, message_id=None, finished=False
+    )
     card = challenge_card(translator(language), challenge, [], 0, 10)
     assert card.split("\n")[1] == line
 

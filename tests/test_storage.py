@@ -16,6 +16,7 @@ import asyncpg
 import pytest
 
 import engine
+from bot.models import NewChallenge
 from bot.outcomes import TapStatus
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService
@@ -476,7 +477,7 @@ async def test_64_bit_ids_and_seeds_round_trip(storage):
     assert (await storage.game(stored.id)).message_id == 2**40
     async with storage.transaction():
         challenge = await storage.insert_challenge(
-            big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 1.5, 100.25
+            NewChallenge(big_chat, "Big", "en", big_user, 4, 2**63 - 1, "abcdefgh", 100.25), 1.5
         )
     assert (challenge.seed, challenge.creator_id, challenge.ends_at) == (
         2**63 - 1,
@@ -537,7 +538,7 @@ async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes
     try:
         async with first.transaction():
             challenge = await first.insert_challenge(
-                -9, "Club", "en", 1, 4, 1234, "abcdefgh", 1_000.0, 1e12
+                NewChallenge(-9, "Club", "en", 1, 4, 1234, "abcdefgh", 1e12), 1_000.0
             )
         link = payload(challenge)
         stores = (first, second, first, second)

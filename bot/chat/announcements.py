@@ -20,18 +20,17 @@ from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
 from bot.chat import cards, duels
-from bot.models import Obligation
-from bot.services.outbox import CARD, DUEL_RESULT, FINAL_CARD, WINNER
+from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
 Sender = Callable[[Bot, Runtime, Obligation], Awaitable[None]]
-SENDERS: dict[str, Sender] = {
-    CARD: cards.post_card,
-    FINAL_CARD: cards.show_final_card,
-    WINNER: cards.announce_winner,
-    DUEL_RESULT: duels.tell_result,
+SENDERS: dict[ObligationKind, Sender] = {
+    ObligationKind.CARD: cards.post_card,
+    ObligationKind.FINAL_CARD: cards.show_final_card,
+    ObligationKind.WINNER: cards.announce_winner,
+    ObligationKind.DUEL_RESULT: duels.tell_result,
 }
 
 

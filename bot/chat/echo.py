@@ -14,8 +14,8 @@ from bot.chat.boards import redraw_board, send_board
 from bot.chat.effects import show_effects
 from bot.chat.pictures import post_card
 from bot.models import StoredGame
-from bot.presentation.i18n import Translator, translator
 from bot.outcomes import TapResult
+from bot.presentation.i18n import Translator, translator
 from bot.wiring import runtime_of
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
-from bot.models import Challenge, StoredGame
+from bot.models import Challenge, NewChallenge, ObligationKind, StoredGame
 from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
-from bot.services.outbox import CARD, FINAL_CARD, WINNER, Outbox
+from bot.services.outbox import Outbox
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
@@ -137,17 +137,19 @@ class ChallengeService:
                 return None
             token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
             challenge = await storage.insert_challenge(
-                chat_id,
-                chat_title,
-                language,
-                creator_id,
-                size,
-                self._new_seed(),
-                token,
+                NewChallenge(
+                    chat_id,
+                    chat_title,
+                    language,
+                    creator_id,
+                    size,
+                    self._new_seed(),
+                    token,
+                    now + duration,
+                ),
                 now,
-                now + duration,
             )
-            await self._outbox.owe(storage, CARD, chat_id, challenge.id, reply_to)
+            await self._outbox.owe(storage, ObligationKind.CARD, chat_id, challenge.id, reply_to)
             await record(storage, update_key, "created", challenge.id)
             return challenge
 
@@ -207,8 +209,10 @@ class ChallengeService:
         async with self._locks.writing(challenge.chat_id) as storage:
             if not await storage.finish_challenge(challenge.id):
                 return None
-            await self._outbox.owe(storage, FINAL_CARD, challenge.chat_id, challenge.id)
-            await self._outbox.owe(storage, WINNER, challenge.chat_id, challenge.id)
+            await self._outbox.owe(
+                storage, ObligationKind.FINAL_CARD, challenge.chat_id, challenge.id
+            )
+            await self._outbox.owe(storage, ObligationKind.WINNER, challenge.chat_id, challenge.id)
             return await storage.challenge(challenge.id)
 
     async def finish_overdue(self) -> int:

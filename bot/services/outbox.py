@@ -19,14 +19,8 @@ import secrets
 import time
 from collections.abc import Callable
 
-from bot.models import Obligation
+from bot.models import Obligation, ObligationKind
 from bot.storage import Storage
-
-# What an obligation asks for: its `kind`.
-CARD = "card"  # post a new challenge's card, and remember the message
-FINAL_CARD = "final_card"  # show an ended challenge's final ranking on its card
-WINNER = "winner"  # announce an ended challenge's winner in its group
-DUEL_RESULT = "duel_result"  # tell one of a finished duel's two players how it went
 
 # Long enough for a group's queue to reach an obligation in a busy minute; a process that
 # stops lets go of what it holds at once, so this only matters when one dies.
@@ -50,7 +44,7 @@ class Outbox:
     async def owe(
         self,
         storage: Storage,
-        kind: str,
+        kind: ObligationKind,
         chat_id: int,
         subject_id: int,
         reply_to: int | None = None,

@@ -19,11 +19,11 @@ from enum import StrEnum
 from cachetools import TTLCache
 
 import engine
-from bot.models import StoredGame
+from bot.models import ObligationKind, StoredGame
 from bot.services.cache import recent_cache
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
-from bot.services.outbox import DUEL_RESULT, Outbox
+from bot.services.outbox import Outbox
 from bot.storage import Storage
 
 _PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")
@@ -167,7 +167,7 @@ class SharingService:
             if rival is None or rival.actions is None or not await storage.report_duel(entry.id):
                 return False
             for reader in (entry.owner_id, rival.owner_id):
-                await self._outbox.owe(storage, DUEL_RESULT, reader, entry.id)
+                await self._outbox.owe(storage, ObligationKind.DUEL_RESULT, reader, entry.id)
         return True
 
     async def duel_result(self, entry_id: int) -> DuelResult | None:

@@ -1,9 +1,10 @@
 """Storage: players, games, records and challenges, in SQLite or PostgreSQL.
 
 `open_storage(target)` opens a SQLite file for a path and a PostgreSQL database for a
-`postgresql://` URL. Both backends run the same queries (bot/storage/queries.py) over the same
-schema, migrated through the same numbered steps (bot/storage/schema.py). A backend's module,
-and with it its database driver, is imported only when a database of its kind is opened.
+`postgresql://` URL. Both backends run the same queries (bot/storage/queries/, a module an
+aggregate) over the same schema, migrated through the same numbered steps (bot/storage/schema.py).
+A backend's module, and with it its database driver, is imported only when a database of its
+kind is opened.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import sqlite3
 from collections.abc import Awaitable
 from pathlib import Path
 
-from bot.storage.queries import Storage, StorageUnavailable, TransactionError
+from bot.storage.queries import Storage
+from bot.storage.queries.base import StorageUnavailable, TransactionError
 from bot.storage.schema import SCHEMA_VERSION
 
 __all__ = [

@@ -14,7 +14,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from bot.storage.queries import StorageUnavailable
+from bot.storage.queries.base import StorageUnavailable
 
 
 class DatabaseLock:

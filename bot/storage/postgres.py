@@ -40,7 +40,8 @@ from typing import Any
 import asyncpg
 
 from bot.metrics import DATABASE_WAIT
-from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
+from bot.storage.queries import Storage
+from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
 
 DEFAULT_POOL_SIZE = 10

@@ -19,7 +19,8 @@ from pathlib import Path
 import aiosqlite
 
 from bot.metrics import DATABASE_WAIT
-from bot.storage.queries import Row, Storage, StorageUnavailable, TransactionError
+from bot.storage.queries import Storage
+from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import SQLITE
 
 

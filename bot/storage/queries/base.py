@@ -1,0 +1,131 @@
+"""What a backend provides, and the schema's migration over it: no aggregate's queries.
+
+A backend supplies a handful of primitives (run a statement, fetch rows, insert and return the
+id, open a transaction, read and write the schema version) and its dialect's few differences;
+every query (one module an aggregate, beside this one) and the migration are written once over
+them. Queries use `?` placeholders; PostgreSQL numbers them.
+
+Every write runs inside `transaction()`, which the caller (a service) opens around its whole
+read-modify-write; a write outside one, or a transaction inside another, raises
+`TransactionError` on both backends. Reads of a game or an entry inside a transaction are
+the "modify" part's input, so a backend that serves several processes locks what they read
+(`_for_update`, `_serialize`): the second process's read waits for the first one's commit.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, ClassVar
+
+from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
+
+Row = tuple[Any, ...]
+
+
+class StorageUnavailable(RuntimeError):
+    """The database cannot be used: unreachable, refused, or of a newer schema."""
+
+
+class TransactionError(RuntimeError):
+    """Storage used against its contract: a write outside a transaction, or nested ones.
+
+    A programming error, raised at once on both backends rather than hanging (SQLite's write
+    lock is not reentrant) or committing half of a service's work on its own.
+    """
+
+
+class StorageBase(ABC):
+    """The primitives every aggregate's queries are written with, and the schema's migration."""
+
+    # Whether other bot processes may write the same database (PostgreSQL behind webhooks).
+    shared = False
+    # The two-argument scalar max and min: SQLite's max()/min(), PostgreSQL's GREATEST/LEAST.
+    # Both skip NULL the way the records' queries rely on (min with a NULL is wrapped in coalesce).
+    _LEAST = "min"
+    # How the schema's migration steps are spelled for this backend's database.
+    _dialect: ClassVar[Dialect]
+
+    # ----- what a backend provides ------------------------------------------------------------
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The schema version the database records; 0 for an empty database."""
+
+    @abstractmethod
+    async def _write_version(self, version: int) -> None:
+        """Record, inside the migration's transaction, that the schema is now at `version`."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        """Everything awaited inside commits together, or not at all.
+
+        Raises TransactionError when the running task is inside one already.
+        """
+
+    @abstractmethod
+    async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
+
+    @abstractmethod
+    async def _fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
+
+    @abstractmethod
+    async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one writing statement inside the task's transaction; the rows it changed."""
+
+    @abstractmethod
+    async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one INSERT, inside the task's transaction, into a table with an `id`; the id."""
+
+    def _for_update(self) -> str:
+        """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""
+        return ""
+
+    async def _serialize(self, key: str) -> None:
+        """Inside a transaction: wait for, then hold until commit, the lock named `key`.
+
+        Guards a read-then-insert (one running game per chat, one entry per challenge, the
+        schema's migration), where there is no row yet to lock. SQLite needs none: its writers
+        are serialised already.
+        """
+        return
+
+    async def hold_chat(self, chat_id: int) -> None:
+        """Inside a transaction: keep every other process's `hold_chat` of the chat waiting
+        until this one commits (a count checked, then a row added: the group's challenges)."""
+        await self._serialize(f"chat:{chat_id}")
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process got `name` for the block, no process holding it elsewhere.
+
+        Never waits. A SQLite file has one process, whose own bookkeeping decides: True.
+        """
+        yield True
+
+    # ----- the schema -------------------------------------------------------------------------
+
+    async def _migrate(self) -> None:
+        """Run the migration steps the database lacks, all in one transaction, or refuse it.
+
+        Processes that start together take turns (PostgreSQL: the lock `_serialize` takes;
+        SQLite: the write transaction itself): the first one migrates, the others find the
+        work done. A database that a newer release has migrated is refused, not used by code
+        that does not know its schema.
+        """
+        async with self.transaction():
+            await self._serialize("migrate")
+            version = await self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StorageUnavailable(
+                    f"database schema {version} is newer than this bot ({SCHEMA_VERSION}): upgrade"
+                )
+            steps = migrations(self._dialect)
+            for step in range(version, SCHEMA_VERSION):
+                for statement in steps[step]:
+                    await self._execute(statement)
+                await self._write_version(step + 1)
