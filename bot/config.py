@@ -8,6 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+# The languages the bot speaks; the default one also answers everyone else.
+LANGUAGES = ("en", "nl", "de")
+DEFAULT_LANGUAGE = "en"
 # initData older than this is refused unless the operator sets another age (WEBAPP_MAX_AGE).
 DEFAULT_INITDATA_MAX_AGE = 24 * 3600.0
 # Where the Mini App's page is, under the bot's web server (and so under WEBAPP_URL).

@@ -11,12 +11,24 @@ import engine
 Action = engine.Action
 
 
+class View(StrEnum):
+    """How a player's boards are drawn: emoji tiles, or the numbers themselves."""
+
+    EMOJI = "emoji"
+    NUMBERS = "numbers"
+
+    @property
+    def other(self) -> View:
+        """The view a switch leads to."""
+        return View.NUMBERS if self is View.EMOJI else View.EMOJI
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     user_id: int
     name: str = ""
     language: str | None = None  # chosen with /language
-    view: str = "emoji"
+    view: View = View.EMOJI
     telegram_language: str | None = None  # the app's language, as Telegram last reported it
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.challenges import DEFAULT_DURATION, ChallengeArgsError, parse_challenge_args
+from bot.codecs import DEFAULT_DURATION, ChallengeArgsError, parse_challenge_args
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from bot.services.sharing import duel_payload
+from bot.codecs import duel_payload
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons
 from tests.support.databases import execute_sql

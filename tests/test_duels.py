@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.codecs import duel_payload
 from bot.models import Player, StoredGame
 from bot.presentation.captions import duel_result
 from bot.presentation.i18n import translator
-from bot.services.sharing import duel_payload
 from bot.storage import open_storage
 from tests.support.boards import moving_code
 from tests.support.databases import Database, put_board, stored_game

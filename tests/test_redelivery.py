@@ -16,8 +16,9 @@ from telegram import Update
 
 import engine
 from bot.chat.posts import update_key
+from bot.codecs import challenge_payload
 from bot.outcomes import TapStatus
-from bot.services.challenges import ChallengeService, JoinStatus, payload
+from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
@@ -132,11 +133,11 @@ async def test_repeated_commands_create_nothing_new_and_switch_nothing_back(stor
     repeated = await challenges.create(GROUP, "Club", "en", PLAYER, 4, 3600, f"m{GROUP}:12")
     assert repeated == challenge and len(await storage.open_challenges(GROUP)) == 1
 
-    joined = await challenges.join(payload(challenge), PLAYER, f"m{PLAYER}:13")
-    rejoined = await challenges.join(payload(challenge), PLAYER, f"m{PLAYER}:13")
+    joined = await challenges.join(challenge_payload(challenge), PLAYER, f"m{PLAYER}:13")
+    rejoined = await challenges.join(challenge_payload(challenge), PLAYER, f"m{PLAYER}:13")
     assert joined.status is rejoined.status is JoinStatus.JOINED
     assert rejoined.entry == joined.entry and await storage.challenge_players(challenge.id) == 1
-    later = await challenges.join(payload(challenge), PLAYER, f"m{PLAYER}:14")
+    later = await challenges.join(challenge_payload(challenge), PLAYER, f"m{PLAYER}:14")
     assert later.status is JoinStatus.ALREADY_IN
 
     # /view switches the view shown when it arrives: a repeat would switch it back.

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
+from bot.codecs import GAME_PATTERN, parse_game_tap
 from bot.config import TELEGRAM_PACE
-from bot.presentation.callbacks import GAME_PATTERN, parse_game_tap
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import put_board, stored_game

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 
 import engine
-from bot.services.challenges import ChallengeService, JoinStatus, payload
+from bot.codecs import challenge_payload
+from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
@@ -69,8 +70,8 @@ async def test_every_service_method_runs_concurrently_with_taps(storage):
         players.set_chat_language(GROUP, "de"),
         challenges.create(GROUP, "Club", "en", PLAYER + 1, 5, 600),
         challenges.set_card(challenge, 555),
-        challenges.join(payload(challenge), PLAYER),
-        challenges.join(payload(challenge), PLAYER + 1),
+        challenges.join(challenge_payload(challenge), PLAYER),
+        challenges.join(challenge_payload(challenge), PLAYER + 1),
     ]
     async with asyncio.timeout(30):
         tap_results, _ = await asyncio.gather(asyncio.gather(*taps), asyncio.gather(*others))
@@ -89,7 +90,9 @@ async def test_every_service_method_runs_concurrently_with_taps(storage):
     assert len([c for c in await storage.open_challenges() if c.chat_id == GROUP]) == 2
     finished = await asyncio.gather(challenges.finish(challenge), challenges.finish(challenge))
     assert sum(f is not None for f in finished) == 1
-    assert (await challenges.join(payload(challenge), PLAYER + 5)).status is JoinStatus.ENDED
+    assert (
+        await challenges.join(challenge_payload(challenge), PLAYER + 5)
+    ).status is JoinStatus.ENDED
     records = (await storage.records(PLAYER))[4]
     assert records.games_played == 1 and records.best_score == saved.game.score
     assert engine.from_dict(engine.to_dict(saved.game)) == saved.game

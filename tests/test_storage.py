@@ -16,9 +16,10 @@ import asyncpg
 import pytest
 
 import engine
+from bot.codecs import challenge_payload
 from bot.models import NewChallenge
 from bot.outcomes import TapStatus
-from bot.services.challenges import ChallengeService, JoinStatus, payload
+from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
@@ -540,7 +541,7 @@ async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes
             challenge = await first.insert_challenge(
                 NewChallenge(-9, "Club", "en", 1, 4, 1234, "abcdefgh", 1e12), 1_000.0
             )
-        link = payload(challenge)
+        link = challenge_payload(challenge)
         stores = (first, second, first, second)
         joins = await asyncio.gather(
             *(ChallengeService(store, ChatLocks(store)).join(link, 77) for store in stores)

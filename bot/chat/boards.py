@@ -18,7 +18,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 from telegram.ext import Application
 
 from bot.chat.posts import post_in_turn
-from bot.models import StoredGame
+from bot.models import StoredGame, View
 from bot.presentation import render
 from bot.presentation.i18n import Translator
 from bot.wiring import Runtime, runtime_of
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 async def board_message(
-    runtime: Runtime, stored: StoredGame, t: Translator, view: str, *, share: bool = False
+    runtime: Runtime, stored: StoredGame, t: Translator, view: View, *, share: bool = False
 ) -> tuple[str, InlineKeyboardMarkup]:
     storage = runtime.storage
     best = await runtime.games.best_score(stored.owner_id, stored.game.size)
@@ -59,7 +59,7 @@ async def board_message(
 
 
 async def _post_board(
-    bot: Bot, runtime: Runtime, stored: StoredGame, t: Translator, view: str
+    bot: Bot, runtime: Runtime, stored: StoredGame, t: Translator, view: View
 ) -> None:
     text, markup = await board_message(runtime, stored, t, view, share=bot.supports_inline_queries)
     message = await bot.send_message(stored.chat_id, text, reply_markup=markup)
@@ -106,7 +106,7 @@ class BoardPost:
     runtime: Runtime
     stored: StoredGame
     t: Translator
-    view: str
+    view: View
 
     async def __call__(self) -> None:
         latest = await self.runtime.games.saved(self.stored.id)
@@ -118,7 +118,7 @@ def send_board(
     update: object,
     stored: StoredGame,
     t: Translator,
-    view: str,
+    view: View,
     *,
     latest_of: Hashable | None = None,
 ) -> None:
@@ -146,7 +146,7 @@ class BoardRedraw:
     chat_id: int
     message_id: int
     t: Translator
-    view: str
+    view: View
 
     async def __call__(self) -> None:
         latest = await self.runtime.games.saved(self.game_id)
@@ -193,7 +193,7 @@ class BoardRedraw:
 
 
 def redraw_board(
-    application: Application, stored: StoredGame, message_id: int, t: Translator, view: str
+    application: Application, stored: StoredGame, message_id: int, t: Translator, view: View
 ) -> None:
     """Have the board message show the game as saved, soon; repeated requests coalesce."""
     runtime = runtime_of(application)

@@ -22,11 +22,10 @@ from telegram.error import (
     TelegramError,
 )
 
+from bot.codecs import challenge_payload, deep_link
 from bot.models import Challenge, Obligation
-from bot.presentation.captions import deep_link
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.leaderboards import challenge_card, challenge_keyboard, winner_text
-from bot.services.challenges import payload
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ async def card_text(
     text = challenge_card(t, challenge, standings, players, CARD_TOP)
     if challenge.finished:
         return text, None
-    link = deep_link(bot_username, payload(challenge))
+    link = deep_link(bot_username, challenge_payload(challenge))
     return text, challenge_keyboard(t, link)
 
 

@@ -19,12 +19,12 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application
 
 from bot.chat.posts import post_in_turn, send_reply
+from bot.codecs import deep_link, duel_payload
 from bot.metrics import RENDER
 from bot.models import Player, StoredGame
 from bot.presentation import captions, images
 from bot.presentation.i18n import Translator
 from bot.presentation.names import pictured_name
-from bot.services.sharing import duel_payload
 from bot.services.workers import Busy, Crowded, RenderSlot
 from bot.wiring import Runtime, runtime_of
 
@@ -98,7 +98,7 @@ def photo_id(message: Message) -> str:
 def duel_link(bot: Bot, stored: StoredGame) -> str | None:
     """The ▶️ link that starts a duel on this game; None for a game without an action log."""
     payload = duel_payload(stored)
-    return None if payload is None else captions.deep_link(bot.username, payload)
+    return None if payload is None else deep_link(bot.username, payload)
 
 
 async def card_message(

@@ -20,6 +20,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot import codecs
 from bot.handlers import (
     bookkeeping,
     buttons,
@@ -31,7 +32,6 @@ from bot.handlers import (
     throttling,
 )
 from bot.handlers.context import BotContext
-from bot.presentation import callbacks
 from bot.presentation.menus import MENU
 
 THROTTLING_GROUP = -2  # drops what is over budget before anything else runs
@@ -102,14 +102,12 @@ def register(application: Application) -> None:
     # data goes to the first pattern handler. Make that this one, so every parser below
     # only ever sees data its pattern matched.
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button, _no_data))
-    application.add_handler(CallbackQueryHandler(buttons.on_game_button, callbacks.GAME_PATTERN))
-    application.add_handler(CallbackQueryHandler(buttons.on_new_button, callbacks.NEW_PATTERN))
+    application.add_handler(CallbackQueryHandler(buttons.on_game_button, codecs.GAME_PATTERN))
+    application.add_handler(CallbackQueryHandler(buttons.on_new_button, codecs.NEW_PATTERN))
     application.add_handler(
-        CallbackQueryHandler(buttons.on_language_button, callbacks.LANGUAGE_PATTERN)
+        CallbackQueryHandler(buttons.on_language_button, codecs.LANGUAGE_PATTERN)
     )
-    application.add_handler(
-        CallbackQueryHandler(buttons.on_current_button, callbacks.CURRENT_PATTERN)
-    )
+    application.add_handler(CallbackQueryHandler(buttons.on_current_button, codecs.CURRENT_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE

@@ -6,6 +6,7 @@ import math
 
 from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
+from bot import codecs
 from bot.chat.boards import redraw_board, retire_board, send_board
 from bot.chat.effects import show_effects
 from bot.chat.posts import (
@@ -20,7 +21,7 @@ from bot.chat.posts import (
 from bot.handlers.context import Audience, BotContext
 from bot.models import StoredGame
 from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
-from bot.presentation import callbacks, render, toasts
+from bot.presentation import render, toasts
 from bot.presentation.i18n import Translator, translator
 from bot.presentation.names import player_name
 
@@ -53,7 +54,7 @@ def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> 
 async def on_game_button(update: Update, context: BotContext) -> None:
     """Apply a tap in arrival order, queue the redraw, and answer the tap at once."""
     query = _query(update)
-    tap = callbacks.parse_game_tap(query.data)
+    tap = codecs.parse_game_tap(query.data)
     message = query.message
     if message is None:  # a board too old for Telegram to hand back
         await on_unknown_button(update, context)
@@ -152,7 +153,7 @@ async def _switch_view(update: Update, context: BotContext, game_id: int) -> Non
     view = await runtime.players.set_view(
         audience.chat_id,
         query.from_user.id,
-        render.other_view(audience.player.view),
+        audience.player.view.other,
         update_key(update),
     )
     await answer(query, render.view_notice(audience.for_sender, view))
@@ -192,7 +193,7 @@ async def on_new_button(update: Update, context: BotContext) -> None:
     """ "New game" on a board opens the size menu; a size in that menu becomes the new board."""
     query = _query(update)
     audience, user_id = context.audience, query.from_user.id
-    size = callbacks.parse_new_game(query.data)
+    size = codecs.parse_new_game(query.data)
     if size is None:
         await answer(query)
         menu = render.size_menu(audience.for_chat)
@@ -225,7 +226,7 @@ async def on_language_button(update: Update, context: BotContext) -> None:
     if not offered(query):  # a language tap forged onto a board must not overwrite it
         await on_unknown_button(update, context)
         return
-    code = callbacks.parse_language(query.data)
+    code = codecs.parse_language(query.data)
     audience = context.audience
     players = context.runtime.players
     t = translator(code)

@@ -13,15 +13,11 @@ from bot.chat.boards import send_board
 from bot.chat.cards import card_translator
 from bot.chat.endings import schedule_end
 from bot.chat.posts import reply, update_key
+from bot.codecs import ChallengeArgsError, parse_challenge_args
 from bot.handlers.context import BotContext
 from bot.presentation.leaderboards import end_time
 from bot.presentation.names import group_name
-from bot.services.challenges import (
-    MAX_OPEN_PER_GROUP,
-    ChallengeArgsError,
-    JoinStatus,
-    parse_challenge_args,
-)
+from bot.services.challenges import MAX_OPEN_PER_GROUP, JoinStatus
 
 
 async def challenge(update: Update, context: BotContext) -> None:

@@ -7,12 +7,12 @@ from telegram import Update
 import engine
 from bot.chat.boards import send_board
 from bot.chat.posts import reply, update_key
+from bot.codecs import parse_size
 from bot.handlers.context import Audience, BotContext
 from bot.presentation import render, texts
 from bot.presentation.leaderboards import group_leaderboard
 from bot.presentation.menus import menu
 from bot.presentation.names import player_name
-from bot.services.games import parse_size
 
 TOP = 10
 CHALLENGE_TOP = 3  # a running challenge's leaders in /best; its card shows more
@@ -140,7 +140,7 @@ async def view(update: Update, context: BotContext) -> None:
     new_view = await runtime.players.set_view(
         audience.chat_id,
         _user_id(update),
-        render.other_view(audience.player.view),
+        audience.player.view.other,
         update_key(update),
     )
     t = audience.for_chat

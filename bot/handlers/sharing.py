@@ -14,12 +14,12 @@ import engine
 from bot.chat.boards import send_board
 from bot.chat.pictures import duel_link, post_card, send_replay, uploaded_card
 from bot.chat.posts import reply, update_key
+from bot.codecs import parse_replay_args
 from bot.handlers.context import BotContext, display_name
 from bot.models import Player, StoredGame
 from bot.presentation import captions
 from bot.presentation.i18n import Translator
 from bot.presentation.render import size_name
-from bot.services.games import parse_size
 from bot.services.sharing import DuelStatus
 from bot.services.workers import Busy, Crowded
 from bot.wiring import INLINE_ANSWER_SECONDS, InlineAnswer
@@ -44,15 +44,14 @@ async def replay(update: Update, context: BotContext) -> None:
     """`/replay`: this chat's running or latest game; `/replay best [size]`: the best one."""
     audience = context.audience
     t = audience.for_chat
-    args = [word.lower() for word in context.args or []]
+    ask = parse_replay_args(context.args or [])
+    if ask is None:
+        reply(context.application, update, t._("Try /replay, or /replay best 4, 5 or 6."))
+        return
     sharing = context.runtime.sharing
-    subject = await sharing.subject(audience.chat_id, audience.player.user_id)
-    if args and args[0] == "best" and len(args) <= 2:
-        default = subject.game.size if subject else engine.SIZES[0]
-        size = parse_size(args[1]) if len(args) == 2 else default
-        if size is None:
-            reply(context.application, update, t._("Try /replay, or /replay best 4, 5 or 6."))
-            return
+    stored = await sharing.subject(audience.chat_id, audience.player.user_id)
+    if ask.best:
+        size = ask.size or (stored.game.size if stored else engine.SIZES[0])
         stored = (await sharing.best_games(audience.player.user_id)).get(size)
         if stored is None:
             reply(
@@ -61,11 +60,6 @@ async def replay(update: Update, context: BotContext) -> None:
                 t._("You have no {size} game yet.", size=size_name(t, size)),
             )
             return
-    elif args:
-        reply(context.application, update, t._("Try /replay, or /replay best 4, 5 or 6."))
-        return
-    else:
-        stored = subject
     if stored is None or stored.game.moves == 0:
         reply(context.application, update, t._("You have no game to show yet. /new starts one."))
         return

@@ -11,11 +11,6 @@ from bot.presentation.names import player_name
 from bot.presentation.render import share_button, size_name
 
 
-def deep_link(bot_username: str, payload: str) -> str:
-    """A link that opens the bot's private chat and sends `/start <payload>` there."""
-    return f"https://t.me/{bot_username}?start={payload}"
-
-
 def card_keyboard(
     t: Translator, duel_link: str | None, inline_mode: bool
 ) -> InlineKeyboardMarkup | None:

@@ -19,10 +19,9 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from babel.units import format_unit
 
+from bot.config import DEFAULT_LANGUAGE, LANGUAGES
 from bot.models import Player
 
-LANGUAGES = ("en", "nl", "de")
-DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
 # Where a group's clock times are shown: a Dutch or German group most likely lives in that
 # zone; an English one could be anywhere, so it gets UTC. A per-group setting would replace this.

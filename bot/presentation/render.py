@@ -9,8 +9,8 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 import engine
-from bot.models import Challenge, Player, Record
-from bot.presentation import callbacks
+from bot import codecs
+from bot.models import Challenge, Player, Record, View
 from bot.presentation.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from bot.presentation.names import group_name, player_name
 
@@ -37,7 +37,7 @@ LADDER = (
 LEGEND_DIGITS = 28.0
 ARROWS = {"up": "⬆️", "down": "⬇️", "left": "⬅️", "right": "➡️"}
 # The button that switches a board's view, by the view it is in.
-VIEW_SWITCH = {"emoji": "🔢", "numbers": "🎨"}
+VIEW_SWITCH = {View.EMOJI: "🔢", View.NUMBERS: "🎨"}
 
 
 def tile_emoji(value: int) -> str:
@@ -83,13 +83,8 @@ def legend(game: engine.Game) -> str:
     return "  ".join(shown)
 
 
-def other_view(view: str) -> str:
-    """The view a switch leads to: numbers from emoji, emoji from numbers."""
-    return "numbers" if view == "emoji" else "emoji"
-
-
-def view_notice(t: Translator, view: str) -> str:
-    return t._("Number view is on.") if view == "numbers" else t._("Emoji view is on.")
+def view_notice(t: Translator, view: View) -> str:
+    return t._("Number view is on.") if view == View.NUMBERS else t._("Emoji view is on.")
 
 
 def number_grid(game: engine.Game) -> str:
@@ -106,7 +101,7 @@ def board_text(
     game: engine.Game,
     *,
     best: int,
-    view: str = "emoji",
+    view: View = View.EMOJI,
     owner: Player | None = None,
     challenge: Challenge | None = None,
     rival: tuple[Player, int] | None = None,
@@ -131,7 +126,7 @@ def board_text(
             + t._("vs {name} · {score} to beat", name=name, score=t.number(rival[1]))
         )
     parts = [title, ""]
-    if view == "numbers":
+    if view == View.NUMBERS:
         parts.append(number_grid(game))
     else:
         parts.extend(emoji_grid(game))
@@ -213,7 +208,7 @@ def board_keyboard(
     hint: str | None = None,
     hints_on: bool = True,
     share: bool = False,
-    view: str = "emoji",
+    view: View = View.EMOJI,
     ended: bool = False,
     webapp: str | None = None,
 ) -> InlineKeyboardMarkup:
@@ -228,8 +223,8 @@ def board_keyboard(
     zurück (5)" would not fit three to a row on a phone. The d-pad's centre switches between
     the emoji and the numbers `view`: 🔢 shows numbers, 🎨 the emoji again.
     """
-    new = _button("🆕 " + t._("New game"), callbacks.new_game())
-    undo = _button("↩️ " + t._("Undo"), callbacks.game_tap(game_id, "undo"))
+    new = _button("🆕 " + t._("New game"), codecs.new_game())
+    undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
     extra = [[share_button(t)]] if share else []
     if ended:
         return InlineKeyboardMarkup([[new], *extra])
@@ -238,7 +233,7 @@ def board_keyboard(
         page = WebAppInfo(f"{webapp}?game={game_id}")
         swipe.append([InlineKeyboardButton("👆 " + t._("Swipe"), web_app=page)])
     if game.awaiting_choice:
-        keep = _button("▶️ " + t._("Keep going"), callbacks.game_tap(game_id, "keep"))
+        keep = _button("▶️ " + t._("Keep going"), codecs.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new], *extra, *swipe])
     if game.over:
         can_undo = game.undos_left > 0 and bool(game.history)
@@ -246,12 +241,12 @@ def board_keyboard(
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:
         label = ARROWS[direction] + (" 💡" if direction == hint else "")
-        return _button(label, callbacks.game_tap(game_id, direction))
+        return _button(label, codecs.game_tap(game_id, direction))
 
     tools = [undo, new]
     if hints_on:
-        tools.insert(1, _button("💡 " + t._("Hint"), callbacks.game_tap(game_id, "hint")))
-    switch = _button(VIEW_SWITCH[view], callbacks.game_tap(game_id, "view"))
+        tools.insert(1, _button("💡 " + t._("Hint"), codecs.game_tap(game_id, "hint")))
+    switch = _button(VIEW_SWITCH[view], codecs.game_tap(game_id, "view"))
     return InlineKeyboardMarkup(
         [[arrow("up")], [arrow("left"), switch, arrow("right")], [arrow("down")], tools, *swipe]
     )
@@ -259,18 +254,18 @@ def board_keyboard(
 
 def size_menu(t: Translator) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
-        [[_button(size_name(t, size), callbacks.new_game(size))] for size in engine.SIZES]
+        [[_button(size_name(t, size), codecs.new_game(size))] for size in engine.SIZES]
     )
 
 
 def language_menu() -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
-        [[_button(LANGUAGE_NAMES[code], callbacks.language(code)) for code in LANGUAGES]]
+        [[_button(LANGUAGE_NAMES[code], codecs.language(code)) for code in LANGUAGES]]
     )
 
 
 def current_board_keyboard(t: Translator) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup([[_button("▶️ " + t._("My current game"), callbacks.CURRENT_BOARD)]])
+    return InlineKeyboardMarkup([[_button("▶️ " + t._("My current game"), codecs.CURRENT_BOARD)]])
 
 
 def records_text(t: Translator, records: dict[int, Record]) -> str:

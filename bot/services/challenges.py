@@ -6,7 +6,6 @@ spawns depend only on the seed and the moves, so equal moves mean equal tiles fo
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
 from collections.abc import Callable
@@ -14,67 +13,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
+from bot.codecs import parse_challenge_payload
 from bot.models import Challenge, NewChallenge, ObligationKind, StoredGame
-from bot.services.games import parse_size
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
-DEFAULT_DURATION = 24 * 3600
-MIN_DURATION = 60
-MAX_DURATION = 7 * 24 * 3600
 MAX_OPEN_PER_GROUP = 3  # keeps card edits within a group's message budget
-# Units as players type them in English, Dutch and German; every language accepts all of them.
-_UNIT_SECONDS = {
-    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "minuut", "minuten"), 60),
-    **dict.fromkeys(
-        ("h", "hr", "hrs", "hour", "hours", "u", "uur", "uren", "std", "stunde", "stunden"), 3600
-    ),
-    **dict.fromkeys(("d", "day", "days", "dag", "dagen", "tag", "tage", "tagen"), 86400),
-}
-# A duration ("2h", "2 uur", "30 Min.") or any other word; matched on the lowercased arguments.
-_ARGUMENT = re.compile(r"(?P<amount>\d{1,9}) ?(?P<unit>[^\W\d_]+)\.?(?=\s|$)|(?P<word>\S+)")
-_PAYLOAD = re.compile(r"c([1-9]\d{0,14})_([A-Za-z0-9]{8})")
-
-
-class ChallengeArgsError(ValueError):
-    """`/challenge` arguments that cannot be understood or are out of range."""
-
-
-def parse_challenge_args(args: list[str]) -> tuple[int, int]:
-    """`/challenge`, `/challenge 5`, `/challenge 2 uur`, `/challenge 6 30 Min` → (size, seconds).
-
-    Telegram splits "2 uur" into two arguments, so the words are read as one line: a number
-    directly followed by a unit is a duration, whatever the language of the chat.
-    """
-    sizes: list[int] = []
-    durations: list[int] = []
-    for match in _ARGUMENT.finditer(" ".join(args).lower()):
-        if match["word"] is not None:
-            if (size := parse_size(match["word"])) is None:
-                raise ChallengeArgsError(f"not a size or duration: {match['word']!r}")
-            sizes.append(size)
-        elif (unit := _UNIT_SECONDS.get(match["unit"])) is not None:
-            durations.append(int(match["amount"]) * unit)
-        else:
-            raise ChallengeArgsError(f"not a unit of time: {match['unit']!r}")
-    if len(sizes) > 1 or len(durations) > 1:
-        raise ChallengeArgsError("more than one size or duration")
-    duration = durations[0] if durations else DEFAULT_DURATION
-    if not MIN_DURATION <= duration <= MAX_DURATION:
-        raise ChallengeArgsError("duration out of range")
-    return (sizes[0] if sizes else engine.SIZES[0]), duration
-
-
-def payload(challenge: Challenge) -> str:
-    """The `/start` deep-link payload: short, URL-safe, and not guessable from the id alone."""
-    return f"c{challenge.id}_{challenge.token}"
-
-
-def parse_payload(text: str) -> tuple[int, str] | None:
-    match = _PAYLOAD.fullmatch(text)
-    return None if match is None else (int(match.group(1)), match.group(2))
 
 
 class JoinStatus(StrEnum):
@@ -174,7 +120,7 @@ class ChallengeService:
 
         A repeated delivery of the same /start gets the first one's answer (JOINED, say).
         """
-        parsed = parse_payload(text)
+        parsed = parse_challenge_payload(text)
         challenge = None if parsed is None else await self.storage.challenge(parsed[0])
         if (
             challenge is None

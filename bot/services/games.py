@@ -26,15 +26,6 @@ from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 
-def parse_size(word: str) -> int | None:
-    """A board size as players type it: `5`, `5x5` and `5×5` all mean the 5×5 board."""
-    head, _, tail = word.lower().replace("×", "x").partition("x")
-    if not head.isdigit() or (tail and tail != head):
-        return None
-    size = int(head)
-    return size if size in engine.SIZES else None
-
-
 def _unplayed(stored: StoredGame, size: int) -> bool:
     """A plain game of this size that nobody has moved in yet."""
     return (

@@ -7,7 +7,7 @@ from collections.abc import MutableMapping
 
 from cachetools import TTLCache
 
-from bot.models import Challenge, Player
+from bot.models import Challenge, Player, View
 from bot.services.cache import CacheFactory, recent_cache
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
@@ -57,13 +57,13 @@ class PlayerService:
         self._players.pop(user_id, None)
 
     async def set_view(
-        self, chat_id: int, user_id: int, view: str, update_key: str | None = None
-    ) -> str:
+        self, chat_id: int, user_id: int, view: View, update_key: str | None = None
+    ) -> View:
         """Set the player's board view; the view in effect after (a repeat keeps the first)."""
         async with self._locks.writing(chat_id) as storage:
             first = await claim(storage, update_key, time.time())
             if first is not None:
-                return first.outcome
+                return View(first.outcome)
             await storage.set_view(user_id, view)
             await record(storage, update_key, view)
         self._players.pop(user_id, None)

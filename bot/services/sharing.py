@@ -7,9 +7,6 @@ shared game is judged as it stood when it was shared: its first `actions` action
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import re
 import secrets
 import time
 from collections.abc import Callable
@@ -19,28 +16,13 @@ from enum import StrEnum
 from cachetools import TTLCache
 
 import engine
+from bot.codecs import duel_token, parse_duel_payload
 from bot.models import ObligationKind, StoredGame
 from bot.services.cache import recent_cache
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.storage import Storage
-
-_PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")
-
-
-def _token(game_id: int, seed: int, actions: int) -> str:
-    """Eight letters only someone who saw the link can know: the seed is never shown."""
-    digest = hashlib.blake2b(f"duel:{game_id}:{seed}:{actions}".encode(), digest_size=5).digest()
-    return base64.b32encode(digest).decode().lower()
-
-
-def duel_payload(stored: StoredGame) -> str | None:
-    """The `/start` payload of a duel on the game as it stands; None without an action log."""
-    if stored.actions is None:
-        return None
-    actions = len(stored.actions)
-    return f"d{stored.id}_{actions}_{_token(stored.id, stored.game.seed, actions)}"
 
 
 def rival_state(rival: StoredGame, actions: int) -> engine.Game:
@@ -124,16 +106,16 @@ class SharingService:
         return challenge is not None and not challenge.finished
 
     async def start_duel(self, text: str, user_id: int) -> DuelStart:
-        match = _PAYLOAD.fullmatch(text)
-        if match is None:
+        parsed = parse_duel_payload(text)
+        if parsed is None:
             return DuelStart(DuelStatus.INVALID)
-        game_id, actions, token = int(match[1]), int(match[2]), match[3]
+        game_id, actions, token = parsed
         rival = await self.storage.game(game_id)
         if (
             rival is None
             or rival.actions is None
             or actions > len(rival.actions)
-            or not secrets.compare_digest(token, _token(rival.id, rival.game.seed, actions))
+            or not secrets.compare_digest(token, duel_token(rival.id, rival.game.seed, actions))
         ):
             return DuelStart(DuelStatus.INVALID)
         if await self.in_running_challenge(rival):

@@ -6,7 +6,7 @@ choice or name inserts the row the first time.
 
 from __future__ import annotations
 
-from bot.models import Player
+from bot.models import Player, View
 from bot.storage.queries.base import StorageBase
 
 
@@ -18,7 +18,7 @@ class PlayerQueries(StorageBase):
         )
         if row is None:
             return Player(user_id)
-        return Player(user_id, row[0], row[1], row[2], row[3])
+        return Player(user_id, row[0], row[1], View(row[2]), row[3])
 
     async def remember_name(
         self, user_id: int, name: str, telegram_language: str | None = None
@@ -41,7 +41,7 @@ class PlayerQueries(StorageBase):
             (user_id, language),
         )
 
-    async def set_view(self, user_id: int, view: str) -> None:
+    async def set_view(self, user_id: int, view: View) -> None:
         await self._execute(
             "INSERT INTO players (user_id, view) VALUES (?, ?) "
             "ON CONFLICT (user_id) DO UPDATE SET view = excluded.view",
