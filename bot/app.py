@@ -47,7 +47,7 @@ from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.web.miniapp.api import PAGE_PATH, WebApp
 
 if TYPE_CHECKING:
-    from bot.storage.postgres import UpdatesLock
+    from bot.storage.postgres import PostgresStorage, UpdatesLock
 
 log = logging.getLogger(__name__)
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
@@ -92,6 +92,30 @@ class BotApplication(Application):
     ) -> None:
         if self.persistence is not None:
             super()._mark_for_persistence_update(update=update, job=job)
+
+
+class _DatabaseBudgets:
+    """The chats' budgets in the PostgreSQL database that post_init opens, for the pacer the
+    rate limiter is built with before then: until it is open, as while the database is away,
+    the process paces each chat on its own (no chat hears from the bot before post_init)."""
+
+    def __init__(self) -> None:
+        self.storage: PostgresStorage | None = None
+
+    def _opened(self) -> PostgresStorage:
+        if self.storage is None:
+            raise StorageUnavailable("the database is not open yet")
+        return self.storage
+
+    async def reserve_send(
+        self, chat_id: int, interval: float, burst: float, recovery: float
+    ) -> tuple[float, float]:
+        return await self._opened().reserve_send(chat_id, interval, burst, recovery)
+
+    async def hold_back(
+        self, chat_id: int, seconds: float, recovery: float, slowest: float
+    ) -> None:
+        await self._opened().hold_back(chat_id, seconds, recovery, slowest)
 
 
 async def _set_command_menus(application: Application) -> None:
@@ -198,7 +222,9 @@ async def _catch_up(context: BotContext) -> None:
 
 
 def build_application(config: Config) -> Application:
-    pacer = Pacer(config.pace)
+    # With PostgreSQL, one pace per chat for all the bot's processes: its budget in the database.
+    database_budgets = _DatabaseBudgets() if config.database_url else None
+    pacer = Pacer(config.pace, shared=database_budgets)
     # A network blip or a Bot API restart is no trouble; two of the longest pauses between
     # attempts to reach Telegram (TELEGRAM_RETRY_MAX_SECONDS) without an answer are.
     calls = TelegramHealth(patience=2 * config.telegram_retry_max)
@@ -271,11 +297,11 @@ def build_application(config: Config) -> Application:
                 await updates_lock.release()
             raise
         runtime = application.bot_data.runtime = _services(config, storage, pacer)
-        if storage.shared:
+        if database_budgets is not None:
             from bot.storage.postgres import PostgresStorage
 
             assert isinstance(storage, PostgresStorage)
-            pacer.share_budgets(storage)  # one pace per chat for all the bot's processes
+            database_budgets.storage = storage
         application.bot_data.webapp = _webapp(config, application, runtime)
         if config.hint_workers_at_start:
             runtime.workers.start_workers()

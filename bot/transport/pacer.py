@@ -9,8 +9,8 @@ every 429. It joins two parts, each with a docstring of its own:
 - the chats' queues (bot/transport/queues.py): each chat's posts in order, its edits
   coalesced per message, each job run on its chat's turn to send.
 
-Whose budgets they are is this process's own, or, for several processes of one bot on one
-PostgreSQL database, the database's (`share_budgets`).
+Whose budgets they are is chosen once, when the Pacer is made: this process's own, or, for
+several processes of one bot on one PostgreSQL database, the database's (`shared`).
 """
 
 from __future__ import annotations
@@ -24,18 +24,24 @@ from bot.transport.queues import ChatQueues, Job
 
 
 class Pacer:
-    def __init__(self, pace: Pace | None, clock: Callable[[], float] = time.monotonic) -> None:
-        """`pace=None` paces nothing (flood waits still hold a chat back): for benchmarks."""
-        self._pace = pace
-        self._clock = clock
-        self._budgets: ChatBudgets = LocalBudgets(pace, clock)
-        self._queues = ChatQueues(self._budgets, clock)
+    def __init__(
+        self,
+        pace: Pace | None,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        shared: SharedBudgets | None = None,
+    ) -> None:
+        """`shared`: every chat's budget in the database, one for all the bot's processes.
 
-    def share_budgets(self, shared: SharedBudgets) -> None:
-        """Keep every chat's budget in `shared` from now on, for all processes of the bot."""
-        if self._pace is not None:
-            self._budgets = DatabaseBudgets(shared, self._pace, self._clock)
-            self._queues = ChatQueues(self._budgets, self._clock)
+        `pace=None` paces nothing (flood waits still hold a chat back): for benchmarks. With
+        no pace there is no budget to share, and each process keeps its flood waits.
+        """
+        self._budgets: ChatBudgets = (
+            LocalBudgets(pace, clock)
+            if shared is None or pace is None
+            else DatabaseBudgets(shared, pace, clock)
+        )
+        self._queues = ChatQueues(self._budgets, clock)
 
     def post(self, chat_id: int, job: Job, *, latest_of: Hashable | None = None) -> None:
         """Send something new into the chat, after what was queued before it (or in the place
