@@ -135,6 +135,23 @@ async def test_a_queued_jobs_send_is_reserved_before_it_draws_and_its_request_go
     ]
 
 
+async def test_a_worker_started_from_a_job_in_another_chat_reserves_its_own_send():
+    database = FakeDatabase()
+    pacer = Pacer(PACE, shared=database)
+
+    async def in_other_chat() -> None:
+        await pacer.take(2)
+
+    async def in_first_chat() -> None:
+        pacer.post(2, in_other_chat)  # starts the other chat's worker from inside this job
+        await asyncio.sleep(0)
+        await pacer.take(1)
+
+    pacer.post(1, in_first_chat)
+    await pacer.drain(timeout=PATIENCE)
+    assert sorted(chat_id for chat_id, *_ in database.reserved) == [1, 2]
+
+
 async def test_unpaced_there_is_no_budget_to_share():
     database = FakeDatabase()
     pacer = Pacer(None, shared=database)

@@ -132,6 +132,7 @@ class ChatQueues:
     async def _work(self, chat_id: int) -> None:
         queue = self._queues[chat_id]
         wake = self._wake[chat_id]
+        JOB_TURN.set(None)  # started by a job in another chat, this worker is no part of it
         try:
             while queue:
                 now = self._clock()
