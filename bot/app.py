@@ -94,7 +94,7 @@ class BotApplication(Application):
             super()._mark_for_persistence_update(update=update, job=job)
 
 
-class _DatabaseBudgets:
+class _DatabaseOnceOpen:
     """The chats' budgets in the PostgreSQL database that post_init opens, for the pacer the
     rate limiter is built with before then: until it is open, as while the database is away,
     the process paces each chat on its own (no chat hears from the bot before post_init)."""
@@ -223,8 +223,8 @@ async def _catch_up(context: BotContext) -> None:
 
 def build_application(config: Config) -> Application:
     # With PostgreSQL, one pace per chat for all the bot's processes: its budget in the database.
-    database_budgets = _DatabaseBudgets() if config.database_url else None
-    pacer = Pacer(config.pace, shared=database_budgets)
+    shared = _DatabaseOnceOpen() if config.database_url else None
+    pacer = Pacer(config.pace, shared=shared)
     # A network blip or a Bot API restart is no trouble; two of the longest pauses between
     # attempts to reach Telegram (TELEGRAM_RETRY_MAX_SECONDS) without an answer are.
     calls = TelegramHealth(patience=2 * config.telegram_retry_max)
@@ -297,11 +297,11 @@ def build_application(config: Config) -> Application:
                 await updates_lock.release()
             raise
         runtime = application.bot_data.runtime = _services(config, storage, pacer)
-        if database_budgets is not None:
+        if shared is not None:
             from bot.storage.postgres import PostgresStorage
 
             assert isinstance(storage, PostgresStorage)
-            database_budgets.storage = storage
+            shared.storage = storage
         application.bot_data.webapp = _webapp(config, application, runtime)
         if config.hint_workers_at_start:
             runtime.workers.start_workers()
