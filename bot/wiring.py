@@ -28,7 +28,8 @@ from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
-from bot.transport.pacer import Pacer, SharedBudgets
+from bot.transport.budgets import SharedBudgets
+from bot.transport.pacer import Pacer
 from bot.transport.telegram_health import TelegramHealth
 from bot.transport.throttle import Throttle
 
@@ -136,7 +137,8 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),
         outbox=outbox,
-        pacer=_pacer(config, shared),
+        # One pace per chat: this process's own, or one for all processes, in the database.
+        pacer=Pacer(config.pace, shared=shared),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
         inline_throttle=Throttle(rate=INLINE_QUERIES_PER_SECOND, burst=INLINE_QUERY_BURST),
@@ -147,11 +149,3 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         card_interval=config.card_interval,
         miniapp_page=config.webapp_url and config.webapp_url + MINIAPP_PATH + "/",
     )
-
-
-def _pacer(config: Config, shared: SharedStorage | None) -> Pacer:
-    """One pace per chat: this process's own, or one for all processes, in the database."""
-    pacer = Pacer(config.pace)
-    if shared is not None:
-        pacer.share_budgets(shared)
-    return pacer

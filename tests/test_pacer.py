@@ -212,7 +212,7 @@ async def test_shutdown_gives_up_on_what_would_only_go_out_after_it():
     pacer.edit(-100, 7, job(-100), every=600)  # a card waiting out its interval
     pacer.post(2, job(2))
     await asyncio.sleep(0)
-    group = pacer._workers[-100]
+    group = pacer._queues._workers[-100]
     start = time.monotonic()
     await pacer.drain(timeout=30)
     assert time.monotonic() - start < 30  # neither the flood wait nor the card waited for

@@ -21,7 +21,8 @@ from cachetools import TLRUCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from bot.transport.pacer import Pacer, retry_seconds
+from bot.transport.budgets import retry_seconds
+from bot.transport.pacer import Pacer
 
 log = logging.getLogger(__name__)
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
