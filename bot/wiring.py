@@ -76,7 +76,6 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     workers: WorkerPool
-    hints: HintService
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
     outbox: Outbox  # announcements owed, until they are sent
@@ -133,7 +132,6 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         workers=workers,
-        hints=hints,
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),
         outbox=outbox,
