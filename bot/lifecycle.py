@@ -249,6 +249,10 @@ async def _set_webhook(application: Application, webhook: Webhook) -> None:
 
 
 async def _stop(application: Application, runtime: Runtime) -> None:
+    # No job starts while python-telegram-bot waits for the running ones to end: one that
+    # started after that would be cancelled halfway, and logged as an error.
+    assert application.job_queue is not None
+    application.job_queue.scheduler.pause()
     await application.stop()
     # A player's last move should reach the screen; a card waiting out its interval would
     # hold the shutdown up for nothing (the next tap redraws it).
