@@ -137,11 +137,6 @@ class FakeBotApi:
         return f"http://{self._server.host}:{self.port}/bot"
 
     @property
-    def base_file_url(self) -> str:
-        """For ``Bot(base_file_url=...)``: the files the bot uploaded, at getFile's paths."""
-        return f"http://{self._server.host}:{self.port}/file/bot"
-
-    @property
     def bot_id(self) -> int:
         """The bot's user id (the token's numeric prefix)."""
         return self.world.bot_id

@@ -197,21 +197,6 @@ class World:
             data["title"] = chat.title
         return data
 
-    def chat_full_info(self, chat: Chat) -> dict[str, Any]:
-        """The getChat answer (``ChatFullInfo`` with the fields PTB requires)."""
-        return {
-            **self.chat_dict(chat),
-            "accent_color_id": 0,
-            "max_reaction_count": 11,
-            "accepted_gift_types": {
-                "unlimited_gifts": False,
-                "limited_gifts": False,
-                "unique_gifts": False,
-                "premium_subscription": False,
-                "gifts_from_channels": False,
-            },
-        }
-
     def message_dict(self, msg: StoredMessage, *, with_reply: bool = True) -> dict[str, Any]:
         """The ``Message`` object as Telegram returns it (and as updates carry it)."""
         chat = self.chats[msg.chat_id]
