@@ -22,6 +22,7 @@ from telegram import (
     InlineQueryResultCachedPhoto,
     InputTextMessageContent,
     Update,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
@@ -33,6 +34,7 @@ from bot.emulator.html import HtmlParseError, parse_html
 
 USER = 1001
 GROUP = -4001
+APP_URL = "https://2048.example.org/app/"
 
 
 @pytest.fixture
@@ -118,6 +120,31 @@ async def test_callback_data_is_limited_to_64_utf8_bytes(bot, api):
     assert api.find_requests("sendMessage", ok=False)[-1].description == (
         "Bad Request: BUTTON_DATA_INVALID"
     )
+
+
+async def test_web_app_buttons_open_in_private_chats_only():
+    app = InlineKeyboardMarkup([[InlineKeyboardButton("Open", web_app=WebAppInfo(APP_URL))]])
+    async with FakeBotApi(inline_mode=True) as api:
+        api.add_user(USER, "Ann")
+        api.add_group(GROUP, "Friends", admins={USER, api.bot_id})
+        api.send_text(USER, USER, "/start")
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            sent = await bot.send_message(USER, "board", reply_markup=app)
+            assert await bot.edit_message_text("2", USER, sent.message_id, reply_markup=app)
+            with pytest.raises(BadRequest, match="Button_type_invalid"):
+                await bot.send_message(GROUP, "board", reply_markup=app)
+            group = await bot.send_message(GROUP, "board")
+            with pytest.raises(BadRequest, match="Button_type_invalid"):
+                await bot.edit_message_reply_markup(GROUP, group.message_id, reply_markup=app)
+            photo = (await bot.send_photo(USER, png())).photo[-1].file_id
+            with pytest.raises(BadRequest, match="Button_type_invalid"):
+                await bot.send_photo(GROUP, photo, reply_markup=app)
+            query_id = api.inline_query(USER, USER, "")
+            with pytest.raises(BadRequest, match="Button_type_invalid"):
+                await bot.answer_inline_query(
+                    query_id, [InlineQueryResultCachedPhoto("card", photo, reply_markup=app)]
+                )
+        assert [m["text"] for m in api.messages(GROUP)] == ["board"]
 
 
 async def test_edit_rules(bot, api):

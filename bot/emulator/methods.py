@@ -245,6 +245,7 @@ class BotApiMethods:
         source = text_param(params, "text")
         parsed = validation.message_text(source, params.get("parse_mode"), params.get("entities"))
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=False)
+        validation.web_app_buttons(markup, private=chat.type == "private")
         reply_to = self._reply_target(chat, params)
         msg = self.world.store_message(
             chat,
@@ -266,6 +267,7 @@ class BotApiMethods:
             parse_mode = params.get("parse_mode")
             parsed = validation.caption(source, parse_mode, params.get("caption_entities"))
             markup = validation.reply_markup(params.get("reply_markup"), inline_only=False)
+            validation.web_app_buttons(markup, private=chat.type == "private")
             reply_to = self._reply_target(chat, params)
             files = self.world.files.resolve(params, kind, kind)
             if kind == "photo":
@@ -329,12 +331,16 @@ class BotApiMethods:
             raise bad_request("message can't be edited")
         return msg
 
+    def _in_private(self, msg: StoredMessage) -> bool:
+        return self.world.chats[msg.chat_id].type == "private"
+
     async def edit_message_text(self, params: dict[str, Any]) -> Any:
         """Omitting reply_markup removes the keyboard, as on Telegram; no-op edits fail."""
         source = text_param(params, "text")
         parsed = validation.message_text(source, params.get("parse_mode"), params.get("entities"))
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=True)
         msg = self._message_to_edit(params)
+        validation.web_app_buttons(markup, private=self._in_private(msg))
         if msg.media is not None:
             raise bad_request("there is no text in the message to edit")
         if (msg.text, msg.entities, msg.reply_markup) == (parsed.text, parsed.entities, markup):
@@ -352,6 +358,7 @@ class BotApiMethods:
         """Replace (or, when omitted, remove) the inline keyboard; no-op edits fail."""
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=True)
         msg = self._message_to_edit(params)
+        validation.web_app_buttons(markup, private=self._in_private(msg))
         if msg.reply_markup == markup:
             raise bad_request(NOT_MODIFIED)
         self.world.edit_message(

@@ -187,6 +187,15 @@ def reply_markup(markup: Any, *, inline_only: bool) -> dict[str, Any] | None:
     raise bad_request("can't find reply keyboard in the markup")
 
 
+def web_app_buttons(markup: dict[str, Any] | None, *, private: bool) -> None:
+    """A Web App button opens only in a private chat with the bot: anywhere else (a group,
+    a message posted through inline mode) Telegram refuses the whole keyboard."""
+    if private or markup is None:
+        return
+    if any("web_app" in button for row in markup["inline_keyboard"] for button in row):
+        raise bad_request("BUTTON_TYPE_INVALID")
+
+
 def answer_text(text: str | None) -> str | None:
     """answerCallbackQuery text: 0-200 characters."""
     if text is not None and utf16_len(text) > MAX_ANSWER_TEXT_LENGTH:
