@@ -21,6 +21,7 @@ from telegram import (
     InlineQueryResultArticle,
     InlineQueryResultCachedPhoto,
     InputTextMessageContent,
+    MenuButtonWebApp,
     Update,
     WebAppInfo,
 )
@@ -28,7 +29,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
 from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
-from bot.emulator import FakeBotApi, FloodLimits, Upload
+from bot.emulator import ApiError, FakeBotApi, FloodLimits, Upload
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.html import HtmlParseError, parse_html
 
@@ -145,6 +146,21 @@ async def test_web_app_buttons_open_in_private_chats_only():
                     query_id, [InlineQueryResultCachedPhoto("card", photo, reply_markup=app)]
                 )
         assert [m["text"] for m in api.messages(GROUP)] == ["board"]
+
+
+async def test_a_web_app_menu_button_needs_a_label_and_an_address(bot, api):
+    app = MenuButtonWebApp("2048", WebAppInfo(APP_URL))
+    assert await bot.set_chat_menu_button(menu_button=app)
+    for button, missing in (
+        ({"type": "web_app", "web_app": {"url": APP_URL}}, "text"),
+        ({"type": "web_app", "text": "2048"}, "web_app"),
+        ({"type": "web_app", "text": "2048", "web_app": {}}, "url"),
+    ):
+        with pytest.raises(ApiError, match=f'Can\'t find field "{missing}"'):
+            await api.methods.call("setChatMenuButton", {"menu_button": button})
+    with pytest.raises(ApiError, match="unsupported type"):
+        await api.methods.call("setChatMenuButton", {"menu_button": {"type": "app"}})
+    assert api.world.default_menu_button == app.to_dict()
 
 
 async def test_edit_rules(bot, api):

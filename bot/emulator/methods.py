@@ -434,13 +434,7 @@ class BotApiMethods:
         return True
 
     async def set_chat_menu_button(self, params: dict[str, Any]) -> Any:
-        button = params.get("menu_button") or {"type": "default"}
-        if not isinstance(button, dict) or button.get("type") not in (
-            "default",
-            "commands",
-            "web_app",
-        ):
-            raise bad_request("can't parse menu button: unsupported type")
+        button = validation.menu_button(params.get("menu_button") or {"type": "default"})
         if params.get("chat_id") is not None:
             self.world.chat(params["chat_id"]).menu_button = button
         else:

@@ -46,6 +46,7 @@ COMMAND_SCOPES = frozenset(
         "chat_member",
     }
 )
+MENU_BUTTON_TYPES = ("default", "commands", "web_app")
 CHAT_ACTIONS = frozenset(
     {
         "typing",
@@ -194,6 +195,21 @@ def web_app_buttons(markup: dict[str, Any] | None, *, private: bool) -> None:
         return
     if any("web_app" in button for row in markup["inline_keyboard"] for button in row):
         raise bad_request("BUTTON_TYPE_INVALID")
+
+
+def menu_button(button: Any) -> dict[str, Any]:
+    """setChatMenuButton's button: the default one, the command list, or a labelled Web App."""
+    if not isinstance(button, dict) or button.get("type") not in MENU_BUTTON_TYPES:
+        raise bad_request("can't parse menu button: unsupported type")
+    if button["type"] == "web_app":
+        web_app = button.get("web_app")
+        if not isinstance(button.get("text"), str):
+            raise bad_request("can't parse menu button: Can't find field \"text\"")
+        if not isinstance(web_app, dict):
+            raise bad_request("can't parse menu button: Can't find field \"web_app\"")
+        if not isinstance(web_app.get("url"), str):
+            raise bad_request("can't parse menu button: Can't find field \"url\"")
+    return button
 
 
 def answer_text(text: str | None) -> str | None:
