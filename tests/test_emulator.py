@@ -148,6 +148,17 @@ async def test_web_app_buttons_open_in_private_chats_only():
         assert [m["text"] for m in api.messages(GROUP)] == ["board"]
 
 
+async def test_a_web_app_button_needs_an_address(bot, api):
+    api.send_text(USER, USER, "/start")
+    for web_app, detail in (("https://x.example/", "must be an Object"), ({}, "find field")):
+        markup = {"inline_keyboard": [[{"text": "Open", "web_app": web_app}]]}
+        with pytest.raises(ApiError, match=f"can't parse inline keyboard button: .*{detail}"):
+            await api.methods.call(
+                "sendMessage", {"chat_id": USER, "text": "x", "reply_markup": markup}
+            )
+    assert [m["text"] for m in api.messages(USER)] == ["/start"]
+
+
 async def test_a_web_app_menu_button_needs_a_label_and_an_address(bot, api):
     app = MenuButtonWebApp("2048", WebAppInfo(APP_URL))
     assert await bot.set_chat_menu_button(menu_button=app)

@@ -146,6 +146,11 @@ def _inline_button(button: Any) -> dict[str, Any]:
             raise _button_error('Field "url" must be of type String')
         if not value.lower().startswith(_BUTTON_URL_SCHEMES):
             raise bad_request("BUTTON_URL_INVALID")
+    elif kind == "web_app":
+        if not isinstance(value, dict):
+            raise _button_error('Field "web_app" must be an Object')
+        if not isinstance(value.get("url"), str):
+            raise _button_error('Can\'t find field "url"')
     return {"text": text, kind: value}
 
 
