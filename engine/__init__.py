@@ -1,7 +1,8 @@
 """2048's rules as pure functions over plain data: no Telegram, no I/O, no hidden clock or RNG.
 
-`slide` and `can_move` are the stable entry points for docs and other programs; the bot uses
-`new_game`, `act` (or `play`, `undo`, `keep_going`), `replay` and `to_dict`/`from_dict`.
+The bot uses `new_game`, `act` (or `play`, `undo`, `keep_going`), `replay` and
+`to_dict`/`from_dict`. `slide` and `can_move` take a board as rows of tile values, checked,
+for the tests, which state each rule on a board drawn as rows; the bot never calls them.
 """
 
 from __future__ import annotations

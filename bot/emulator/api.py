@@ -1,7 +1,7 @@
 """``FakeBotApi``: the emulator's one public object, a server plus a test driver.
 
 The bot under test talks to it over real HTTP (``base_url``), exactly as to Telegram.
-Tests (and later the browser playground) act as users through the driver methods
+Tests and the browser playground act as users through the driver methods
 (``send_text``, ``tap``) and observe the bot through the request log and the stored
 chat state. Waiting is event-driven, so tests are fast and not timing-fragile.
 
@@ -141,11 +141,6 @@ class FakeBotApi:
         return f"http://{self._server.host}:{self.port}/bot"
 
     @property
-    def base_file_url(self) -> str:
-        """For ``Bot(base_file_url=...)``: the files the bot uploaded, at getFile's paths."""
-        return f"http://{self._server.host}:{self.port}/file/bot"
-
-    @property
     def bot_id(self) -> int:
         """The bot's user id (the token's numeric prefix)."""
         return self.world.bot_id
@@ -186,9 +181,11 @@ class FakeBotApi:
     def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
         """Admin ``user_id`` upgrades basic group ``chat_id`` to supergroup ``new_chat_id``.
 
-        Both chats get a service message for the bot (``migrate_to_chat_id`` in the old one,
-        ``migrate_from_chat_id`` in the new one); calls naming the old chat then fail with
-        400 "group chat was upgraded to a supergroup chat" and the new id in ``parameters``.
+        As on Telegram, the supergroup has the group's title, admins and members. Both chats
+        get a service message for the bot, whatever the privacy mode (``migrate_to_chat_id``
+        in the old one, ``migrate_from_chat_id`` in the new one); calls naming the old chat
+        then fail with 400 "group chat was upgraded to a supergroup chat" and the new id in
+        ``parameters``.
         """
         self._cursor = len(self.log)
         self.world.upgrade_group(chat_id, new_chat_id, user_id)
@@ -212,7 +209,8 @@ class FakeBotApi:
 
         Commands get ``bot_command`` entities. In groups with privacy mode on, the update
         is only queued for commands meant for this bot and replies to its messages. With
-        ``as_group`` an admin writes anonymously, as the group.
+        ``as_group`` an admin writes anonymously, as the group: Telegram names the group as
+        the message's ``sender_chat`` and its GroupAnonymousBot as ``from``.
         """
         self._cursor = len(self.log)
         return self.world.user_sends_text(
@@ -394,7 +392,8 @@ class FakeBotApi:
         return self.world.visible_commands(chat_id, user_id)
 
     def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
-        """Queue of events: message, edit, delete, answer, action (dicts with ``type``)."""
+        """A queue of every later event: a dict whose ``type`` is message, edit, delete,
+        answer, inline_answer or action."""
         return self.world.subscribe()
 
     def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:

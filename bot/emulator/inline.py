@@ -68,6 +68,7 @@ def check_results(results: Any, files: Files) -> list[dict[str, Any]]:
         if caption is not None and utf16_len(caption) > validation.MAX_CAPTION_LENGTH:
             raise bad_request("MEDIA_CAPTION_TOO_LONG")
         markup = validation.reply_markup(result.get("reply_markup"), inline_only=True)
+        validation.web_app_buttons(markup, private=False)
         checked.append({**result, **({"reply_markup": markup} if markup else {})})
     return checked
 

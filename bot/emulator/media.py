@@ -1,7 +1,7 @@
 """Photos and animations: uploads, Telegram's file ids, and what a message shows of them.
 
 A bot sends a file once as a multipart upload and afterwards by the ``file_id`` Telegram
-answered with. The emulator keeps every upload's bytes (for ``getFile`` and the browser
+answered with. The emulator keeps every upload's bytes (for tests and the browser
 playground), answers a photo with two sizes (as Telegram answers with several; it does not
 resize, so both serve the uploaded bytes) and checks a resent id exists and is of the kind
 asked for, with Telegram's wording when it is not.
@@ -57,10 +57,6 @@ class StoredFile:
     duration: int = 0
     file_name: str | None = None
 
-    @property
-    def file_path(self) -> str:
-        return f"{self.kind}s/file_{self.file_unique_id}"
-
     def photo_size(self) -> dict[str, Any]:
         return {
             "file_id": self.file_id,
@@ -92,9 +88,6 @@ class Files:
         serial = next(self._serial)
         tail = secrets.token_urlsafe(12)
         return f"{_ID_PREFIX[kind]}{serial}{tail}", f"AQAD{serial}{tail[:6]}"
-
-    def by_path(self, path: str) -> StoredFile | None:
-        return next((f for f in self.by_id.values() if f.file_path == path), None)
 
     def resolve(self, params: dict[str, Any], name: str, kind: str) -> list[StoredFile]:
         """The file(s) a send refers to: a fresh upload, ``attach://part`` or a file id.

@@ -1,5 +1,7 @@
 """Bot API method handlers: decoded params in, Telegram result (or ApiError) out.
 
+The methods are those the bot and python-telegram-bot call, plus getWebhookInfo, through
+which tests watch the webhook's delivery; any other name gets Telegram's 404 "Not Found".
 Each handler follows the real API's checks in the order a bot developer notices them
 (chat lookup, content validation, message lookup, "not modified"), using Telegram's
 error wording so exception-handling code in the bot is exercised for real.
@@ -17,8 +19,8 @@ from .inline import check_results
 from .params import require, text_param
 from .world import ADMIN_RIGHTS, Chat, StoredMessage, World
 
-# Telegram's limits for setMyName, setMyDescription and setMyShortDescription, in characters.
-BOT_TEXT_LIMITS = {"name": 64, "description": 512, "short_description": 120}
+# Telegram's limits for setMyDescription and setMyShortDescription, in characters.
+BOT_TEXT_LIMITS = {"description": 512, "short_description": 120}
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -52,30 +54,21 @@ class BotApiMethods:
             ("deleteWebhook", self.delete_webhook),
             ("getWebhookInfo", self.get_webhook_info),
             ("setMyCommands", self.set_my_commands),
-            ("getMyCommands", self.get_my_commands),
-            ("deleteMyCommands", self.delete_my_commands),
             ("sendMessage", self.send_message),
             ("sendPhoto", self._media_sender("photo")),
             ("sendAnimation", self._media_sender("animation")),
-            ("getFile", self.get_file),
             ("answerInlineQuery", self.answer_inline_query),
             ("editMessageText", self.edit_message_text),
             ("editMessageReplyMarkup", self.edit_message_reply_markup),
             ("deleteMessage", self.delete_message),
             ("answerCallbackQuery", self.answer_callback_query),
-            ("getChat", self.get_chat),
             ("getChatMember", self.get_chat_member),
-            ("getChatAdministrators", self.get_chat_administrators),
-            ("getChatMemberCount", self.get_chat_member_count),
             ("sendChatAction", self.send_chat_action),
             ("setChatMenuButton", self.set_chat_menu_button),
-            ("getChatMenuButton", self.get_chat_menu_button),
             ("setMyDescription", self._setter("description")),
             ("getMyDescription", self._getter("description")),
             ("setMyShortDescription", self._setter("short_description")),
             ("getMyShortDescription", self._getter("short_description")),
-            ("setMyName", self._setter("name")),
-            ("getMyName", self._getter("name")),
         ]
         self._handlers = {name.lower(): (name, handler) for name, handler in handlers}
 
@@ -201,14 +194,6 @@ class BotApiMethods:
             self.world.commands.pop(key, None)
         return True
 
-    async def get_my_commands(self, params: dict[str, Any]) -> Any:
-        key = self._command_key(params)
-        return [dict(command) for command in self.world.commands.get(key, [])]
-
-    async def delete_my_commands(self, params: dict[str, Any]) -> Any:
-        self.world.commands.pop(self._command_key(params), None)
-        return True
-
     def _setter(self, field: str) -> Handler:
         async def handler(params: dict[str, Any]) -> Any:
             key = (field, validation.language_code(params.get("language_code")))
@@ -223,8 +208,7 @@ class BotApiMethods:
     def _getter(self, field: str) -> Handler:
         async def handler(params: dict[str, Any]) -> Any:
             key = "/".join((field, validation.language_code(params.get("language_code"))))
-            value = self.world.bot_texts.get(key, "2048" if field == "name" else "")
-            return {field: value}
+            return {field: self.world.bot_texts.get(key, "")}
 
         return handler
 
@@ -261,6 +245,7 @@ class BotApiMethods:
         source = text_param(params, "text")
         parsed = validation.message_text(source, params.get("parse_mode"), params.get("entities"))
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=False)
+        validation.web_app_buttons(markup, private=chat.type == "private")
         reply_to = self._reply_target(chat, params)
         msg = self.world.store_message(
             chat,
@@ -282,6 +267,7 @@ class BotApiMethods:
             parse_mode = params.get("parse_mode")
             parsed = validation.caption(source, parse_mode, params.get("caption_entities"))
             markup = validation.reply_markup(params.get("reply_markup"), inline_only=False)
+            validation.web_app_buttons(markup, private=chat.type == "private")
             reply_to = self._reply_target(chat, params)
             files = self.world.files.resolve(params, kind, kind)
             if kind == "photo":
@@ -301,19 +287,6 @@ class BotApiMethods:
             return self.world.message_dict(msg)
 
         return handler
-
-    async def get_file(self, params: dict[str, Any]) -> Any:
-        """A file's path for downloading from ``base_file_url``."""
-        file_id = text_param(params, "file_id") or ""
-        stored = self.world.files.by_id.get(file_id)
-        if stored is None:
-            raise bad_request("invalid file_id")
-        return {
-            "file_id": stored.file_id,
-            "file_unique_id": stored.file_unique_id,
-            "file_size": len(stored.data),
-            "file_path": stored.file_path,
-        }
 
     async def answer_inline_query(self, params: dict[str, Any]) -> Any:
         query_id = str(require(params, "inline_query_id", QUERY_TOO_OLD))
@@ -358,12 +331,16 @@ class BotApiMethods:
             raise bad_request("message can't be edited")
         return msg
 
+    def _in_private(self, msg: StoredMessage) -> bool:
+        return self.world.chats[msg.chat_id].type == "private"
+
     async def edit_message_text(self, params: dict[str, Any]) -> Any:
         """Omitting reply_markup removes the keyboard, as on Telegram; no-op edits fail."""
         source = text_param(params, "text")
         parsed = validation.message_text(source, params.get("parse_mode"), params.get("entities"))
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=True)
         msg = self._message_to_edit(params)
+        validation.web_app_buttons(markup, private=self._in_private(msg))
         if msg.media is not None:
             raise bad_request("there is no text in the message to edit")
         if (msg.text, msg.entities, msg.reply_markup) == (parsed.text, parsed.entities, markup):
@@ -381,6 +358,7 @@ class BotApiMethods:
         """Replace (or, when omitted, remove) the inline keyboard; no-op edits fail."""
         markup = validation.reply_markup(params.get("reply_markup"), inline_only=True)
         msg = self._message_to_edit(params)
+        validation.web_app_buttons(markup, private=self._in_private(msg))
         if msg.reply_markup == markup:
             raise bad_request(NOT_MODIFIED)
         self.world.edit_message(
@@ -426,9 +404,6 @@ class BotApiMethods:
 
     # ----- chats --------------------------------------------------------------------------
 
-    async def get_chat(self, params: dict[str, Any]) -> Any:
-        return self.world.chat_full_info(self.world.chat(require(params, "chat_id")))
-
     def _member(self, chat: Chat, user_id: int) -> dict[str, Any]:
         world = self.world
         if user_id != world.bot_id and user_id not in world.users:
@@ -450,19 +425,6 @@ class BotApiMethods:
         chat = self.world.chat(require(params, "chat_id"))
         return self._member(chat, int(require(params, "user_id")))
 
-    async def get_chat_administrators(self, params: dict[str, Any]) -> Any:
-        chat = self.world.chat(require(params, "chat_id"))
-        if chat.type == "private":
-            raise bad_request("there are no administrators in the private chat")
-        ordered = sorted(chat.admins, key=lambda uid: (uid != chat.creator, uid))
-        return [self._member(chat, uid) for uid in ordered]
-
-    async def get_chat_member_count(self, params: dict[str, Any]) -> Any:
-        chat = self.world.chat(require(params, "chat_id"))
-        if chat.type == "private":
-            return 2
-        return len(chat.members | {self.world.bot_id})
-
     async def send_chat_action(self, params: dict[str, Any]) -> Any:
         chat = self._writable_chat(params)
         action = text_param(params, "action")
@@ -472,25 +434,9 @@ class BotApiMethods:
         return True
 
     async def set_chat_menu_button(self, params: dict[str, Any]) -> Any:
-        button = params.get("menu_button") or {"type": "default"}
-        if not isinstance(button, dict) or button.get("type") not in (
-            "default",
-            "commands",
-            "web_app",
-        ):
-            raise bad_request("can't parse menu button: unsupported type")
+        button = validation.menu_button(params.get("menu_button") or {"type": "default"})
         if params.get("chat_id") is not None:
             self.world.chat(params["chat_id"]).menu_button = button
         else:
             self.world.default_menu_button = button
         return True
-
-    async def get_chat_menu_button(self, params: dict[str, Any]) -> Any:
-        if params.get("chat_id") is not None:
-            chat = self.world.chat(params["chat_id"])
-            if chat.menu_button and chat.menu_button.get("type") != "default":
-                return chat.menu_button
-        default = self.world.default_menu_button
-        if default is None or default.get("type") == "default":
-            return {"type": "commands"}
-        return default

@@ -29,12 +29,7 @@ JSON_FIELDS = frozenset(
         "menu_button",
         "link_preview_options",
         "reply_parameters",
-        "rights",
-        "media",
         "results",
-        "options",
-        "explanation_entities",
-        "reaction",
         "button",
     }
 )
@@ -51,18 +46,15 @@ INT_FIELDS = frozenset(
         "max_connections",
     }
 )
-CHAT_ID_FIELDS = frozenset({"chat_id", "from_chat_id"})
+CHAT_ID_FIELDS = frozenset({"chat_id"})
 BOOL_FIELDS = frozenset(
     {
         "show_alert",
         "disable_notification",
         "protect_content",
         "drop_pending_updates",
-        "disable_web_page_preview",
         "allow_sending_without_reply",
         "allow_paid_broadcast",
-        "for_channels",
-        "is_anonymous",
         "is_personal",
     }
 )

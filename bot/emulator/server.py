@@ -83,10 +83,9 @@ class BotApiServer:
         self.port = 0
 
     def make_app(self) -> web.Application:
-        """The routes: Bot API calls, (always 404) file downloads, and any mounted extras."""
+        """The routes: Bot API calls, and any mounted extras."""
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self.handle_method)
-        app.router.add_route("*", "/file/bot{token}/{path:.*}", self.handle_file)
         for setup in self.app_setups:
             setup(app)
         return app
@@ -111,15 +110,6 @@ class BotApiServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def handle_file(self, request: web.Request) -> web.Response:
-        """A file the bot uploaded, at the path getFile gave; anything else is 404."""
-        stored = self.methods.world.files.by_path(request.match_info["path"])
-        if request.match_info["token"] != self.token or stored is None:
-            return web.json_response(
-                {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
-            )
-        return web.Response(body=stored.data, content_type=stored.mime_type)
 
     async def handle_method(self, request: web.Request) -> web.Response:
         """Decode, authorize, delay/fault, flood control, dispatch, record, answer."""

@@ -46,6 +46,7 @@ COMMAND_SCOPES = frozenset(
         "chat_member",
     }
 )
+MENU_BUTTON_TYPES = ("default", "commands", "web_app")
 CHAT_ACTIONS = frozenset(
     {
         "typing",
@@ -145,6 +146,11 @@ def _inline_button(button: Any) -> dict[str, Any]:
             raise _button_error('Field "url" must be of type String')
         if not value.lower().startswith(_BUTTON_URL_SCHEMES):
             raise bad_request("BUTTON_URL_INVALID")
+    elif kind == "web_app":
+        if not isinstance(value, dict):
+            raise _button_error('Field "web_app" must be an Object')
+        if not isinstance(value.get("url"), str):
+            raise _button_error('Can\'t find field "url"')
     return {"text": text, kind: value}
 
 
@@ -185,6 +191,30 @@ def reply_markup(markup: Any, *, inline_only: bool) -> dict[str, Any] | None:
     if markup.get("remove_keyboard") is True or markup.get("force_reply") is True:
         return None
     raise bad_request("can't find reply keyboard in the markup")
+
+
+def web_app_buttons(markup: dict[str, Any] | None, *, private: bool) -> None:
+    """A Web App button opens only in a private chat with the bot: anywhere else (a group,
+    a message posted through inline mode) Telegram refuses the whole keyboard."""
+    if private or markup is None:
+        return
+    if any("web_app" in button for row in markup["inline_keyboard"] for button in row):
+        raise bad_request("BUTTON_TYPE_INVALID")
+
+
+def menu_button(button: Any) -> dict[str, Any]:
+    """setChatMenuButton's button: the default one, the command list, or a labelled Web App."""
+    if not isinstance(button, dict) or button.get("type") not in MENU_BUTTON_TYPES:
+        raise bad_request("can't parse menu button: unsupported type")
+    if button["type"] == "web_app":
+        web_app = button.get("web_app")
+        if not isinstance(button.get("text"), str):
+            raise bad_request("can't parse menu button: Can't find field \"text\"")
+        if not isinstance(web_app, dict):
+            raise bad_request("can't parse menu button: Can't find field \"web_app\"")
+        if not isinstance(web_app.get("url"), str):
+            raise bad_request("can't parse menu button: Can't find field \"url\"")
+    return button
 
 
 def answer_text(text: str | None) -> str | None:

@@ -4,6 +4,12 @@ This is the single source of truth both for the Bot API handlers (what the bot s
 changes) and for the driver API (what a test or the browser playground does as a user).
 It knows Telegram's object shapes, so every dict it hands out is wire format that
 python-telegram-bot's ``de_json`` accepts.
+
+Internal to the emulator: tests and the playground act through ``FakeBotApi`` (api.py),
+whose methods are the documentation of what each user action does, so the methods here
+that carry those actions out are not documented a second time. A few tests, benchmarks and
+the playground reach into ``FakeBotApi.world`` only where ``FakeBotApi`` has no method for
+what they need (users, pending queries, files, the menu button).
 """
 
 from __future__ import annotations
@@ -197,21 +203,6 @@ class World:
             data["title"] = chat.title
         return data
 
-    def chat_full_info(self, chat: Chat) -> dict[str, Any]:
-        """The getChat answer (``ChatFullInfo`` with the fields PTB requires)."""
-        return {
-            **self.chat_dict(chat),
-            "accent_color_id": 0,
-            "max_reaction_count": 11,
-            "accepted_gift_types": {
-                "unlimited_gifts": False,
-                "limited_gifts": False,
-                "unique_gifts": False,
-                "premium_subscription": False,
-                "gifts_from_channels": False,
-            },
-        }
-
     def message_dict(self, msg: StoredMessage, *, with_reply: bool = True) -> dict[str, Any]:
         """The ``Message`` object as Telegram returns it (and as updates carry it)."""
         chat = self.chats[msg.chat_id]
@@ -248,7 +239,7 @@ class World:
                 data["reply_to_message"] = self.message_dict(replied, with_reply=False)
         return data
 
-    # ----- setup ------------------------------------------------------------------------
+    # ----- setup (documented at FakeBotApi) --------------------------------------------
 
     def add_user(
         self,
@@ -258,7 +249,6 @@ class World:
         username: str | None = None,
         language_code: str | None = "en",
     ) -> dict[str, Any]:
-        """Register a user and their private chat with the bot (chat id == user id)."""
         if user_id <= 0:
             raise ValueError("user ids are positive")
         user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
@@ -287,7 +277,6 @@ class World:
         creator: int | None = None,
         members: Iterable[int] = (),
     ) -> dict[str, Any]:
-        """Register a group; ids below -10**12 are supergroups, like Telegram's -100... ids."""
         if chat_id >= 0:
             raise ValueError("group chat ids are negative")
         kind = "supergroup" if chat_id <= -1_000_000_000_000 else "group"
@@ -326,7 +315,7 @@ class World:
         return self.messages.get(chat_id, {}).get(message_id)
 
     def chat_messages(self, chat_id: int) -> list[StoredMessage]:
-        """Current messages of a chat in order (deleted ones are gone, edits applied)."""
+        """A chat's stored messages, in id order."""
         return sorted(self.messages.get(chat_id, {}).values(), key=lambda m: m.message_id)
 
     def is_admin(self, chat: Chat, user_id: int) -> bool:
@@ -438,7 +427,7 @@ class World:
             self.updates = kept
         return self.updates[:limit]
 
-    # ----- user actions (driver side) ---------------------------------------------------
+    # ----- user actions (documented at FakeBotApi) -------------------------------------
 
     def bot_commands_in(self, text: str) -> list[dict[str, Any]]:
         """``bot_command`` entities as Telegram's client-side parser marks them."""
@@ -474,11 +463,6 @@ class World:
         *,
         as_group: bool = False,
     ) -> dict[str, Any]:
-        """A user writes in a chat; the bot gets an update if Telegram would deliver it.
-
-        `as_group`: an admin writing anonymously, as the group itself. Telegram then names
-        the group as `sender_chat`, and its GroupAnonymousBot as `from`.
-        """
         if user_id not in self.users:
             raise ValueError(f"unknown user {user_id}; call add_user first")
         if chat_id not in self.chats:
@@ -515,7 +499,6 @@ class World:
     def user_edits_text(
         self, user_id: int, chat_id: int, message_id: int, text: str
     ) -> dict[str, Any]:
-        """A user edits a message of theirs; the bot gets an ``edited_message`` update."""
         msg = self.message(chat_id, message_id)
         if msg is None:
             raise ValueError(f"message {message_id} not found in chat {chat_id}")
@@ -534,7 +517,6 @@ class World:
     def user_taps(
         self, user_id: int, chat_id: int, message_id: int, callback_data: str, *, strict: bool
     ) -> str:
-        """A user presses an inline button; queues a ``callback_query`` update."""
         if user_id not in self.users:
             raise ValueError(f"unknown user {user_id}; call add_user first")
         msg = self.message(chat_id, message_id)
@@ -571,7 +553,6 @@ class World:
         return query_id
 
     def user_inline_query(self, user_id: int, chat_id: int, query: str) -> str:
-        """A user types ``@bot query`` in a chat; queues an ``inline_query`` update."""
         if user_id not in self.users:
             raise ValueError(f"unknown user {user_id}; call add_user first")
         if not self.inline_mode:
@@ -607,7 +588,6 @@ class World:
     def user_switches_inline(
         self, user_id: int, chat_id: int, message_id: int, target_chat_id: int
     ) -> str:
-        """A user taps a message's ``switch_inline_query`` button and picks a chat for it."""
         msg = self.message(chat_id, message_id)
         if msg is None:
             raise ValueError(f"message {message_id} not found in chat {chat_id}")
@@ -622,7 +602,6 @@ class World:
         return self.user_inline_query(user_id, target_chat_id, queries[0])
 
     def user_chooses_inline_result(self, query_id: str, result_id: str) -> dict[str, Any]:
-        """The user picks one of the bot's answers: it is posted "via @bot" in their chat."""
         query = self.inline_queries.get(query_id)
         if query is None or query.answer is None:
             raise ValueError(f"inline query {query_id} has no answer to choose from")
@@ -648,12 +627,6 @@ class World:
         return wire
 
     def upgrade_group(self, chat_id: int, new_chat_id: int, user_id: int) -> None:
-        """An admin upgrades a basic group to a supergroup, which gets a new id.
-
-        As on Telegram: the supergroup has the group's title and members, each chat gets a
-        service message naming the other (delivered whatever the privacy mode), and from
-        then on every call naming the old chat fails with the new id attached.
-        """
         old = self.chats.get(chat_id)
         if old is None or old.type != "group" or old.migrated_to is not None:
             raise ValueError(f"chat {chat_id} is not a basic group")
@@ -671,10 +644,9 @@ class World:
             self.enqueue_update("message", self.message_dict(msg))
         old.migrated_to = new_chat_id
 
-    # ----- commands -----------------------------------------------------------------------
+    # ----- commands (documented at FakeBotApi.commands_for) ----------------------------
 
     def visible_commands(self, chat_id: int, user_id: int) -> list[dict[str, str]]:
-        """The command menu a user would see, resolving scopes in Telegram's order."""
         chat = self.chats[chat_id]
         language = str(self.users.get(user_id, {}).get("language_code", ""))[:2]
         if chat.type == "private":
@@ -699,16 +671,14 @@ class World:
                     return [dict(command) for command in found]
         return []
 
-    # ----- events -------------------------------------------------------------------------
+    # ----- events (subscribing is documented at FakeBotApi) ----------------------------
 
     def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
-        """A queue that receives every later message/edit/delete/answer/action event."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._subscribers.append(queue)
         return queue
 
     def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
-        """Stop delivering events to ``queue``."""
         if queue in self._subscribers:
             self._subscribers.remove(queue)
 

@@ -126,7 +126,7 @@ class PlaygroundWeb:
         transport = request.transport
         sockname = transport.get_extra_info("sockname") if transport is not None else None
         on_loopback = bool(sockname) and str(sockname[0]) in _LOOPBACK
-        playground_route = not request.path.startswith(("/bot", "/file/bot"))
+        playground_route = not request.path.startswith("/bot")
         if on_loopback and playground_route and (request.url.host or "") not in _LOOPBACK:
             raise _error(403, "the playground answers on localhost and 127.0.0.1 only")
         return await handler(request)

@@ -21,21 +21,22 @@ involved, and nothing survives between calls except pure lookup tables.
 4×4 boards use a fast path over one packed integer (see `tables4` and `fast`); 5×5, 6×6 and
 the rare 4×4 board with two 32768s or anything bigger use the generic path (see `generic`),
 which is several times slower per node and so reaches a shallower depth in the same time.
-`best_move` is a plain top-level function of picklable arguments returning a picklable
-`Hint`, so a process pool can run it; `warm_up` builds the 4×4 tables (about 0.2 s) ahead of
-the first hint, e.g. as the pool's initializer.
+The deepening that drives either path is in `search`, re-exported here. `best_move` is a
+plain top-level function of picklable arguments returning a picklable `Hint`, so a process
+pool can run it; `warm_up` builds the 4×4 tables (about 0.2 s) ahead of the first hint, e.g.
+as the pool's initializer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from time import perf_counter
-
-from engine.board import Board, Direction
-from engine.solver.common import SearchTimeout
-from engine.solver.fast import search4
-from engine.solver.generic import search_generic, to_grid
-from engine.solver.tables4 import MAX_RANK, pack, tables4
+from engine.solver.search import (
+    DEFAULT_BUDGET_MS,
+    MAX_SEARCH_DEPTH,
+    PROBABILITY_CUTOFF,
+    Hint,
+    best_move,
+    warm_up,
+)
 
 __all__ = [
     "DEFAULT_BUDGET_MS",
@@ -45,156 +46,3 @@ __all__ = [
     "best_move",
     "warm_up",
 ]
-
-DEFAULT_BUDGET_MS = 50.0
-# Spawn branches less likely than this are not searched further (see `fast.search4`). The
-# published programs use 1e-4 at C++ speeds; here 3e-3 makes a depth-4 search about 2.5
-# times cheaper, so the budget reaches depth 5 far more often. Measured on the test
-# positions at the 50 ms budget, agreement with the deep reference search is the same within
-# noise for 1e-4 ... 5e-3 (80-82%), and in self-play 3e-3 with the deepening below did
-# better than 1e-4 with a more cautious one (12 games each, a small sample: 8192 reached in
-# 11 games, not 8; 16384 in 6, not 4).
-PROBABILITY_CUTOFF = 3e-3
-# The deepest search tried under a time budget (player moves, the hinted one included).
-MAX_SEARCH_DEPTH = 10
-# A depth is started only if it is predicted to end within this share of the budget; one
-# that is started and then abandoned at the cap wastes all its time, and pushes the hint's
-# time to the cap.
-START_SHARE = 0.8
-# The prediction: the last depth's time times the growth seen from the depth before it,
-# damped (the probability cutoff trims deeper levels more, so growth slows with depth) and
-# floored. FIRST_GROWTH stands in for the growth before two depths have been timed.
-GROWTH_DAMPING = 0.6
-MIN_GROWTH = 2.5
-FIRST_GROWTH = 20.0
-# On 5×5 and 6×6, a board with more than this share of its cells empty is searched two
-# moves deep at most when the caller set no max_depth: such a board cannot be lost for many
-# moves, and depth-2 play alone outlasts the greedy player by about ten times as many moves
-# (measured on seeds 1 and 2 of each size), while a third move costs the generic path tens
-# of milliseconds there.
-ROOMY_SHARE = 1 / 3
-ROOMY_DEPTH = 2
-
-
-# What one depth of either search returns: each valid root move's value (in the fixed order
-# up, down, left, right), the positions searched, and whether the depth limit cut anything.
-_Result = tuple[list[tuple[Direction, float]], int, bool]
-
-
-@dataclass(frozen=True, slots=True)
-class Hint:
-    """A suggested move and how it was found.
-
-    `depth` is the number of player moves the deciding search looked ahead, the hinted one
-    included (0 when the move was forced: it was the only valid one). With a time budget it
-    varies with the machine's speed and load. `nodes` counts the player-to-move positions the
-    search scored or expanded (cache hits aside), across all depths tried, the abandoned one
-    excepted; `elapsed_ms` is the wall time of the whole call.
-    """
-
-    direction: Direction
-    depth: int
-    nodes: int
-    elapsed_ms: float
-
-
-def warm_up() -> None:
-    """Build the 4×4 tables now (about 0.2 s) instead of inside the first hint."""
-    tables4()
-
-
-def _ranks(board: Board, size: int) -> tuple[int, ...]:
-    if size < 2 or len(board) != size * size:
-        raise ValueError(f"a {size}×{size} board has {size * size} cells, not {len(board)}")
-    ranks = []
-    for value in board:
-        if type(value) is not int or value < 0 or value & (value - 1) or value == 1:
-            raise ValueError(f"{value!r} is not a tile: use 0 or a power of two from 2 up")
-        ranks.append(value.bit_length() - 1 if value else 0)
-    return tuple(ranks)
-
-
-def best_move(
-    board: Board,
-    size: int,
-    budget_ms: float | None = DEFAULT_BUDGET_MS,
-    max_depth: int | None = None,
-    *,
-    cutoff: float | None = None,
-) -> Hint | None:
-    """The best move for `board` (row-major tile values, 0 = empty), or None if none is valid.
-
-    `budget_ms` is a hard cap on the search (depth 1 excepted: it always completes, so a valid
-    move is always returned); None means no time limit, which needs `max_depth`. `max_depth`
-    caps the look-ahead in player moves; without it the search deepens up to
-    `MAX_SEARCH_DEPTH` as time allows. `cutoff` overrides `PROBABILITY_CUTOFF`, for reference
-    searches and tuning (the benchmark's deep search uses the published programs' 1e-4).
-    """
-    start = perf_counter()
-    if budget_ms is None and max_depth is None:
-        raise ValueError("give a time budget, a max_depth, or both")
-    if max_depth is not None and max_depth < 1:
-        raise ValueError(f"max_depth must be at least 1, not {max_depth!r}")
-    ranks = _ranks(board, size)
-    limit_depth = max_depth
-    if limit_depth is None:
-        roomy = size >= 5 and ranks.count(0) > ROOMY_SHARE * size * size
-        limit_depth = ROOMY_DEPTH if roomy else MAX_SEARCH_DEPTH
-    spawn_cutoff = PROBABILITY_CUTOFF if cutoff is None else cutoff
-    deadline = None if budget_ms is None else start + budget_ms / 1000.0
-
-    # Both caches live for this call only (no state survives between hints). The fast path
-    # keys them by the packed board, the generic path by the tuple of rows.
-    cache: dict = {}
-    aux: dict = {}
-    # Exponent 15 fits a nibble; the fast path is exact as long as two 32768s cannot merge at
-    # the root (see `lines.slide_exponents` for what happens deeper down).
-    if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
-        packed, transpose = pack(ranks)
-
-        def run(depth: int, until: float | None) -> _Result:
-            return search4(packed, transpose, depth, until, spawn_cutoff, cache, aux)
-
-    else:
-        rows, cols = to_grid(ranks, size)
-
-        def run(depth: int, until: float | None) -> _Result:
-            return search_generic(rows, cols, size, depth, until, spawn_cutoff, cache, aux)
-
-    values, nodes, truncated = run(1, None)
-    if not values:
-        return None
-    if len(values) == 1:
-        return Hint(values[0][0], 0, nodes, (perf_counter() - start) * 1000.0)
-    best = _pick(values)
-    reached = 1
-    durations = [perf_counter() - start]
-    depth = 2
-    while depth <= limit_depth and truncated:
-        if deadline is not None:
-            now = perf_counter()
-            growth = FIRST_GROWTH
-            if len(durations) >= 2 and durations[-2] > 0:
-                growth = max(MIN_GROWTH, GROWTH_DAMPING * durations[-1] / durations[-2])
-            if now + durations[-1] * growth > start + (deadline - start) * START_SHARE:
-                break
-        began = perf_counter()
-        try:
-            values, searched, truncated = run(depth, deadline)
-        except SearchTimeout:
-            break
-        nodes += searched
-        durations.append(perf_counter() - began)
-        best = _pick(values)
-        reached = depth
-        depth += 1
-    return Hint(best, reached, nodes, (perf_counter() - start) * 1000.0)
-
-
-def _pick(values: list[tuple[Direction, float]]) -> Direction:
-    """The highest value; on equal values the earliest in DIRECTION_ORDER (values keep it)."""
-    best, top = values[0]
-    for direction, value in values[1:]:
-        if value > top:
-            best, top = direction, value
-    return best

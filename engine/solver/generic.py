@@ -106,12 +106,6 @@ def move_grid(rows: Grid, cols: Grid, direction: str) -> tuple[Grid, Grid]:
     return tuple(zip(*moved, strict=True)), moved
 
 
-def evaluate_grid(rows: Grid, cols: Grid, size: int) -> float:
-    """The static evaluation: the sum of the line scores of all rows and all columns."""
-    heur = heuristic_table(size).__getitem__
-    return sum(map(heur, rows)) + sum(map(heur, cols))
-
-
 def search_generic(
     rows: Grid,
     cols: Grid,
