@@ -2,11 +2,12 @@
 
 Run from the repository root:
 
-    .venv/bin/python -m benchmarks.shutdown                   # 11 replays of 1,000 moves
-    .venv/bin/python -m benchmarks.shutdown --root OTHER_CHECKOUT --replays 11
+    .venv/bin/python -m benchmarks.shutdown                   # 3 replays of 1,000 moves
+    .venv/bin/python -m benchmarks.shutdown --root OTHER_CHECKOUT --replays 3
 
-Eleven players each ask for the replay of a 1,000-move game (tests/data/long_game.json); once
-every replay has been started (its "uploading a video" action sent), the bot gets SIGTERM.
+Players each ask for the replay of a 1,000-move game (tests/data/long_game.json), as many as
+the picture queue takes (`RENDERS_QUEUED`: more are told to come back); once every replay
+has been started (its "uploading a video" action sent), the bot gets SIGTERM.
 It prints the seconds from the signal to the exit and how many replays went out meanwhile.
 systemd sends SIGKILL 90 s after SIGTERM by default; the target is well inside that. `--root`
 runs the bot of another checkout (an older commit, for a before/after figure).
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from bot.emulator import FakeBotApi
+from bot.services.workers import RENDERS_QUEUED
 from tests.support.replays import give_long_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +71,7 @@ async def measure(root: Path, players: int) -> tuple[float, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose bot runs")
-    parser.add_argument("--replays", type=int, default=11)
+    parser.add_argument("--replays", type=int, default=RENDERS_QUEUED)
     args = parser.parse_args()
     elapsed, code, sent = asyncio.run(measure(args.root, args.replays))
     print(
