@@ -18,7 +18,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 import engine
-from bot.presentation import leaderboards, render, sharing
+from bot.presentation import captions, leaderboards, render
 from bot.presentation.i18n import LANGUAGES, translator
 
 ROW_WIDTH = 40
@@ -64,8 +64,8 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         "current_board_keyboard": [render.current_board_keyboard(t)],
         "challenge_keyboard": [leaderboards.challenge_keyboard(t, "https://t.me/bot?start=x")],
         "card_keyboard": [
-            sharing.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", inline_mode=True),
-            sharing.card_keyboard(t, None, inline_mode=True),
+            captions.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", inline_mode=True),
+            captions.card_keyboard(t, None, inline_mode=True),
         ],
     }
 
@@ -73,7 +73,7 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
 def test_every_keyboard_builder_is_measured():
     builders = {
         name
-        for module in (render, leaderboards, sharing)
+        for module in (render, leaderboards, captions)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and inspect.signature(function).return_annotation.startswith("InlineKeyboardMarkup")
