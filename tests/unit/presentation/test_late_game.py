@@ -7,7 +7,6 @@ colour, and the legend must stay on one line of a 360-px phone.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import unicodedata
@@ -21,10 +20,10 @@ import engine
 from bot.presentation import render
 from bot.presentation.i18n import translator
 from tests.support.boards import buttons, moving_code
+from tests.support.data import LONG_GAME
 from tests.support.databases import stored_game
 from tests.support.harness import User
 
-LONG_GAME = json.loads((Path(__file__).parent / "data" / "long_game.json").read_text())
 REACHABLE = [1 << e for e in range(1, 18)]  # 2 … 131072, about the most a 6×6 game reaches
 # A plain coloured shape, by its Unicode name ("LARGE GREEN SQUARE", "MEDIUM BLACK CIRCLE").
 COLOURED_SHAPE = re.compile(

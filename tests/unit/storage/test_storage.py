@@ -22,6 +22,7 @@ from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
 from bot.storage.schema import POSTGRES, SQLITE, migrations
 from tests.support.boards import button_data, moving_code, replay, shown_board
+from tests.support.data import DATA
 from tests.support.databases import disown_actions, fresh_postgres_database, stored_game
 from tests.support.harness import RunningBot, User
 from tests.support.processes import ROOT
@@ -175,7 +176,7 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
     assert record.fastest_win_seconds is not None
 
 
-FIRST_RELEASE_SQLITE = Path(__file__).parent / "data" / "first_release.sql"
+FIRST_RELEASE_SQLITE = DATA / "first_release.sql"
 
 
 def test_the_first_step_is_the_first_releases_schema():

@@ -6,18 +6,15 @@ sees the seed and the letters recorded for the actions that changed the game.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
 from engine import EngineError
+from tests.support.data import LONG_GAME
 from tests.support.databases import without_clock
 
-LONG_GAME = json.loads((Path(__file__).parent / "data" / "long_game.json").read_text())
 ACTIONS = ("up", "down", "left", "right", "undo", "keep")
 # Mostly moves, so that games get somewhere; undos and "keep going" often enough to matter.
 _ACTION = st.sampled_from(ACTIONS[:4] * 4 + ACTIONS[4:])

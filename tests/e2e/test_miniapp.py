@@ -32,12 +32,12 @@ from bot.web.miniapp.api import PAGE_PATH
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
+from tests.e2e.test_challenges import GROUP
+from tests.e2e.test_challenges import _join as join
+from tests.processes.test_operations import WebProcess
 from tests.support.boards import button_data, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
-from tests.test_bot_groups import GROUP
-from tests.test_bot_groups import _join as join
-from tests.test_operations import WebProcess
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

@@ -6,15 +6,13 @@ renderer, so a wrong palette fails. Replays are decoded with PyAV, as a player w
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 from PIL import ImageChops
 
 import engine
 from bot.presentation import images
 from bot.presentation.i18n import translator
+from tests.support.data import LONG_GAME
 from tests.support.pictures import (
     check_tiles,
     decode_png,
@@ -22,8 +20,6 @@ from tests.support.pictures import (
     psnr,
     rgb,
 )
-
-LONG_GAME = json.loads((Path(__file__).parent / "data" / "long_game.json").read_text())
 
 
 def figures_for(rows: list[list[int]], **changes) -> images.CardFigures:

@@ -11,7 +11,6 @@ import json
 import pickle
 import random
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,9 @@ from engine.solver import Hint, best_move
 from engine.solver.fast import evaluate4, move4, search4
 from engine.solver.generic import move_grid, search_generic, to_grid
 from engine.solver.tables4 import pack, unpack
+from tests.support.data import DATA
 
-POSITIONS = Path(__file__).parent / "data" / "solver_positions.json"
+POSITIONS = DATA / "solver_positions.json"
 
 # The CI setting: a deterministic search this many player moves deep (about 1 ms a hint).
 CI_DEPTH = 3

@@ -10,10 +10,10 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.emulator import FakeBotApi
+from tests.e2e.test_postgres_outage import proxied  # noqa: F401 (a fixture)
 from tests.support.boards import shown_moves
 from tests.support.harness import User, eventually
 from tests.support.processes import ROOT, bot_env, free_port, terminate
-from tests.test_postgres_outage import proxied  # noqa: F401 (a fixture)
 
 
 class WebProcess:

@@ -6,11 +6,10 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 from bot.config import SETTINGS, load_config
+from tests.support.processes import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ROW = re.compile(r"\| `([A-Z_]+)` \|.*\| (`[^`]*`|unset) \|")
 
 

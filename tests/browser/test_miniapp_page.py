@@ -15,7 +15,6 @@ import contextlib
 import io
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,10 +24,9 @@ import engine
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
 from bot.web.miniapp.api import PAGE_PATH, STATIC
-from tests.support.boards import shown_board
-from tests.support.databases import put_board, stored_game, without_clock
-from tests.support.harness import User, eventually
-from tests.test_engine_rules import (
+from tests.browser.test_playground import ANNA, CHROMIUM, CHROMIUM_ARGS, be, type_and_send
+from tests.e2e.test_miniapp import game_id, http_fixture, webbot_fixture  # noqa: F401 (fixtures)
+from tests.engine.test_rules import (
     DIFFERENT_NEVER_MERGE,
     FROZEN,
     GAPS_CLOSE_FIRST,
@@ -39,8 +37,10 @@ from tests.test_engine_rules import (
     blank,
     place,
 )
-from tests.test_playground import ANNA, CHROMIUM, CHROMIUM_ARGS, be, type_and_send
-from tests.test_webapp import game_id, http_fixture, webbot_fixture  # noqa: F401 (fixtures)
+from tests.support.boards import shown_board
+from tests.support.databases import put_board, stored_game, without_clock
+from tests.support.harness import User, eventually
+from tests.support.processes import ROOT
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 # One backend is enough for the browser: the API's own tests run on both.
@@ -50,7 +50,6 @@ PHONE = {"width": 360, "height": 740}
 SETTLED = """new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
     .then(() => Promise.all(document.getAnimations().map((animation) => animation.finished)))"""
 OFFSETS = {"left": (-90, 0), "right": (90, 0), "up": (0, -90), "down": (0, 90)}
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
