@@ -11,13 +11,25 @@ PostgreSQL, in a schema of its own (see tests/support/databases.py).
 from __future__ import annotations
 
 import logging
+import urllib.parse
 
+import aiohttp
 import pytest
+from aiohttp import web
 
-from bot.config import TELEGRAM_PACE
+from bot.config import TELEGRAM_PACE, Config
 from bot.emulator import TELEGRAM_LIMITS, FakeBotApi
-from tests.support.databases import BACKENDS, check_replays, fresh_postgres_database
+from bot.playground import open_playground
+from bot.web.routes import route_sets
+from bot.web.server import build_web_app
+from tests.support.databases import (
+    BACKENDS,
+    check_replays,
+    fresh_postgres_database,
+)
 from tests.support.harness import RunningBot
+from tests.support.miniapp import WEBAPP_URL
+from tests.support.proxy import TcpProxy, through_proxy
 
 # Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -42,6 +54,13 @@ async def database(backend, tmp_path):
     async with fresh_postgres_database() as url:
         yield url
         await check_replays(url)
+
+
+@pytest.fixture
+async def postgres():
+    """An empty PostgreSQL database (a schema of its own), for PostgreSQL-only tests."""
+    async with fresh_postgres_database() as url:
+        yield url
 
 
 @pytest.fixture
@@ -74,3 +93,50 @@ async def bot(request, api, database):
     await running.start()
     yield running
     await running.stop()
+
+
+@pytest.fixture
+async def webbot(api, database):
+    """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
+    running = RunningBot(api, database, webapp_url=WEBAPP_URL)
+    await running.start()
+    # The bot's own route sets, as its web server serves them in production.
+    config = Config(token=api.token, webapp_url=WEBAPP_URL, metrics=False)
+    app = build_web_app(route_sets(config, running.application))
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    running.web_base = f"http://127.0.0.1:{port}"
+    try:
+        yield running
+    finally:
+        await runner.cleanup()
+        await running.stop()
+
+
+@pytest.fixture
+async def http():
+    """An HTTP client for the web servers under test."""
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+        yield session
+
+
+@pytest.fixture
+async def proxied(postgres):
+    """A fresh PostgreSQL schema, reached through a proxy: (proxy, database URL)."""
+    parts = urllib.parse.urlsplit(postgres)
+    proxy = TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    port = await proxy.start()
+    try:
+        yield proxy, through_proxy(postgres, port)
+    finally:
+        await proxy.stop()
+
+
+@pytest.fixture
+async def playground(tmp_path):
+    """The playground in this process: emulator, bot and page on a port of their own."""
+    async with open_playground(0, tmp_path / "playground.sqlite3", poll_timeout=1) as running:
+        yield running

@@ -5,7 +5,7 @@ The page loads from the API's routes on 127.0.0.1 exactly as a Telegram client o
 is answered by the emulator's stand-in. Every request the page makes is recorded: nothing
 may load from anywhere else.
 
-`WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/test_webapp_page.py -k "screenshots or
+`WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/browser/test_miniapp_page.py -k "screenshots or
 playground"` also writes the README's screenshots: light, dark, and in the playground.
 """
 
@@ -24,8 +24,6 @@ import engine
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
 from bot.web.miniapp.api import PAGE_PATH, STATIC
-from tests.browser.test_playground import ANNA, CHROMIUM, CHROMIUM_ARGS, be, type_and_send
-from tests.e2e.test_miniapp import game_id, http_fixture, webbot_fixture  # noqa: F401 (fixtures)
 from tests.engine.test_rules import (
     DIFFERENT_NEVER_MERGE,
     FROZEN,
@@ -38,17 +36,17 @@ from tests.engine.test_rules import (
     place,
 )
 from tests.support.boards import shown_board
+from tests.support.browser import be, chromium, type_and_send
 from tests.support.databases import put_board, stored_game, without_clock
 from tests.support.harness import User, eventually
+from tests.support.miniapp import game_id
+from tests.support.playground import ANNA
 from tests.support.processes import ROOT
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 # One backend is enough for the browser: the API's own tests run on both.
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
 PHONE = {"width": 360, "height": 740}
-# Resolves once the page's slides and pops have ended (after the next frames start any).
-SETTLED = """new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
-    .then(() => Promise.all(document.getAnimations().map((animation) => animation.finished)))"""
 OFFSETS = {"left": (-90, 0), "right": (90, 0), "up": (0, -90), "down": (0, 90)}
 
 
@@ -58,22 +56,6 @@ class Phone:
     requests: list[str]
     # The page's one DevTools session for touch input (one per swipe can drop a touch's end).
     touch: Any
-
-
-@contextlib.asynccontextmanager
-async def chromium():
-    """Debian's headless Chromium, closed afterwards."""
-    if not CHROMIUM.exists() and not os.environ.get("CI"):
-        pytest.skip("Debian's chromium is not installed (/usr/bin/chromium); .ci/run installs it")
-    async_playwright = pytest.importorskip("playwright.async_api").async_playwright
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 @contextlib.asynccontextmanager
@@ -266,7 +248,7 @@ async def test_screenshots_at_phone_width_light_and_dark(api, webbot, theme, two
 
 
 def _rule_cases() -> list[tuple[list[list[int]], str]]:
-    """Every board and direction of tests/test_engine_rules.py's slide tables."""
+    """Every board and direction of tests/engine/test_rules.py's slide tables."""
     cases = []
     for param in ORACLE:
         before, direction, _, _ = param.values

@@ -18,16 +18,6 @@ GROUP = -100300400
 OPENING = [[4, 4, 8, 8], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 0]]
 
 
-MIDGAME_6X6 = [
-    [2, 4, 8, 16, 32, 64],
-    [0, 2, 4, 8, 16, 2],
-    [0, 0, 2, 4, 2, 4],
-    [0, 0, 0, 2, 0, 2],
-    [0, 0, 0, 0, 0, 0],
-    [0, 0, 0, 0, 0, 2],
-]
-
-
 def marked_arrows(board) -> list[str]:
     return [label for label in buttons(board) if label.endswith("💡")]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.errors import ApiError
-
 
 @pytest.mark.parametrize(
     ("language", "description", "short"),
@@ -27,13 +25,3 @@ async def test_a_restart_leaves_the_descriptions_as_they_are(api, bot):
     await bot.restart()
     assert api.find_requests("getMyDescription", after=mark)
     assert not api.find_requests(("setMyDescription", "setMyShortDescription"), after=mark)
-
-
-async def test_the_emulator_refuses_descriptions_over_telegrams_limits(api):
-    for method, field, limit in (
-        ("setMyDescription", "description", 512),
-        ("setMyShortDescription", "short_description", 120),
-    ):
-        assert await api.methods.call(method, {field: "x" * limit, "language_code": "nl"})
-        with pytest.raises(ApiError, match="too long"):
-            await api.methods.call(method, {field: "x" * (limit + 1)})

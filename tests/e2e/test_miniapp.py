@@ -7,54 +7,25 @@ Telegram signs it for the emulator's token; what the chat shows is read back fro
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import hashlib
-import hmac
 import json
-import random
 import time
-import urllib.parse
 
 import aiohttp
 import pytest
-from aiohttp import web
 
 import engine
 from bot.app import TAP_BURST, TAPS_PER_SECOND
-from bot.config import DEFAULT_INITDATA_MAX_AGE, Config, ConfigError, load_config
-from bot.emulator.webapp import init_data as telegram_init_data
-from bot.models import StoredGame
 from bot.presentation.i18n import translator
-from bot.services.games import move_number
 from bot.storage import open_storage
 from bot.transport.throttle import Throttle
 from bot.web.miniapp.api import PAGE_PATH
-from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
-from bot.web.routes import route_sets
-from bot.web.server import build_web_app
-from tests.e2e.test_challenges import GROUP
-from tests.e2e.test_challenges import _join as join
-from tests.processes.test_operations import WebProcess
-from tests.support.boards import button_data, buttons, shown_board
+from tests.support.boards import buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
-from tests.support.harness import RunningBot, User, eventually
+from tests.support.groups import GROUP, join
+from tests.support.harness import User, eventually
+from tests.support.miniapp import WEBAPP_URL, game_id, init_data, signed
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
-WEBAPP_URL = "https://2048.example.org"
-
-
-def init_data(token: str, user_id: int, *, age: float = 0.0, language: str = "en") -> str:
-    user = {"id": user_id, "first_name": f"User {user_id}", "language_code": language}
-    return telegram_init_data(token, user, auth_date=time.time() - age)
-
-
-def signed(fields: dict[str, str], token: str) -> str:
-    """Fields signed by hand, step by step as Telegram's documentation describes it."""
-    secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
-    checked = "\n".join(f"{key}={fields[key]}" for key in sorted(fields))
-    digest = hmac.new(secret, checked.encode(), hashlib.sha256).hexdigest()
-    return urllib.parse.urlencode({"hash": digest, **fields})
 
 
 class Page:
@@ -71,39 +42,8 @@ class Page:
             return await response.json()
 
 
-@pytest.fixture(name="webbot")
-async def webbot_fixture(api, database):
-    """The bot with WEBAPP_URL set, and the Mini App's routes served on 127.0.0.1."""
-    running = RunningBot(api, database, webapp_url=WEBAPP_URL)
-    await running.start()
-    # The bot's own route sets, as its web server serves them in production.
-    config = Config(token=api.token, webapp_url=WEBAPP_URL, metrics=False)
-    app = build_web_app(route_sets(config, running.application))
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    running.web_base = f"http://127.0.0.1:{port}"
-    try:
-        yield running
-    finally:
-        await runner.cleanup()
-        await running.stop()
-
-
-@pytest.fixture(name="http")
-async def http_fixture():
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-        yield session
-
-
 def page(http, webbot, user_id: int, **options) -> Page:
     return Page(http, webbot.web_base, init_data(webbot.api.token, user_id, **options))
-
-
-def game_id(board) -> int:
-    return int(button_data(board, "⬅️").split(":")[1])
 
 
 async def opened_page(api, webbot, http, rows: list[list[int]]):
@@ -358,67 +298,6 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     assert answer["text"].startswith("Easy there")
 
 
-def test_initdata_is_checked_as_telegram_documents():
-    """The hash made by hand from Telegram's description, fields in any order, is accepted."""
-    token = "123456:" + "A" * 35
-    fields = {
-        "user": '{"id":101,"first_name":"Anna","language_code":"nl"}',
-        "auth_date": "1700000000",
-        "signature": "abc",
-        "query_id": "AAH",
-    }
-    init = signed(fields, token)
-    digest = urllib.parse.parse_qs(init)["hash"][0]
-    assert verify(init, token, now=1700000000 + 60) == WebAppUser(101, "Anna", "nl")
-    with pytest.raises(InitDataError):
-        verify(init, token, now=1700000000 + DEFAULT_INITDATA_MAX_AGE + 1)
-    with pytest.raises(InitDataError):
-        verify(init + "&extra=1", token, now=1700000000)
-    with pytest.raises(InitDataError):
-        verify(init.replace(digest, digest.upper()[:-1] + "Z"), token, now=1700000000)
-
-
-@pytest.mark.parametrize(
-    ("env", "error"),
-    [
-        ({"WEBAPP_URL": "http://2048.example.org", "PORT": "8080"}, "https://"),
-        ({"WEBAPP_URL": "https://2048.example.org/?a=1", "PORT": "8080"}, "https://"),
-        ({"WEBAPP_URL": "https://2048.example.org"}, "PORT"),
-        ({"WEBAPP_MAX_AGE": "ten"}, "WEBAPP_MAX_AGE"),
-    ],
-)
-def test_webapp_settings_are_checked(env, error):
-    with pytest.raises(ConfigError, match=error):
-        load_config({"TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35, **env})
-
-
-def test_webapp_settings():
-    env = {"TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35}
-    assert load_config(env).webapp_url is None
-    config = load_config(
-        {**env, "WEBAPP_URL": "https://2048.example.org/", "WEBAPP_MAX_AGE": "3600", "PORT": "80"}
-    )
-    assert (config.webapp_url, config.webapp_max_age) == ("https://2048.example.org", 3600.0)
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_the_sequence_number_grows_with_every_action_without_an_action_log(seed):
-    """Games saved before actions were logged: undo after keep going included."""
-    chooser = random.Random(seed)
-    rows = (1024, 1024, 0, 0) + (0,) * 12
-    game = dataclasses.replace(engine.new_game(4, seed, 0.0), board=rows)
-    stored = StoredGame(1, 1, 1, game, True, None, False, actions=None)
-    number = move_number(stored)
-    for _ in range(300):
-        action = chooser.choice(["left", "left", "up", "right", "down", "undo", "keep"])
-        turn = engine.act(stored.game, action, 0.0)
-        if not turn.changed:
-            continue
-        stored = dataclasses.replace(stored, game=turn.game)
-        assert move_number(stored) > number, action
-        number = move_number(stored)
-
-
 async def test_page_moves_are_in_the_games_replay(api, webbot, http):
     """The database fixture replays every game afterwards: this one has only page moves."""
     anna = User(api, 101, "Anna")
@@ -468,21 +347,3 @@ async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows
         "editMessageText", after=mark, chat_id=GROUP, message_id=card, timeout=30
     )
     assert f"{state['score']}" in edit.params["text"] and "Bob" in edit.params["text"]
-
-
-async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp_path, http):
-    """`python -m bot` with WEBAPP_URL and PORT: the page and its API on the one web server."""
-    User(api, 101, "Anna")
-    database = tmp_path / "bot.sqlite3"
-    async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
-        status, html = await bot.get(f"{PAGE_PATH}/")
-        assert status == 200 and "telegram-web-app.js" in html
-        init = init_data(api.token, 101)
-        async with http.post(bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init}) as answer:
-            assert answer.status == 200
-            opened = await answer.json()
-        async with http.post(
-            bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
-        ) as answer:
-            assert answer.status == 401
-    assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])

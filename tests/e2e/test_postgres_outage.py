@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import urllib.parse
 
 import pytest
 
-from tests.support.databases import fresh_postgres_database
 from tests.support.harness import RunningBot, User
-from tests.support.proxy import TcpProxy, through_proxy
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
 
@@ -27,19 +24,6 @@ def log_lines(caplog):
         return [r for r in caplog.records if text in r.getMessage()]
 
     return lines
-
-
-@pytest.fixture
-async def proxied():
-    """A fresh PostgreSQL schema, reached through a proxy: (proxy, database URL)."""
-    async with fresh_postgres_database() as url:
-        parts = urllib.parse.urlsplit(url)
-        proxy = TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
-        port = await proxy.start()
-        try:
-            yield proxy, through_proxy(url, port)
-        finally:
-            await proxy.stop()
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Playing in a private chat, end to end: what a player sends, taps and sees."""
+"""Playing in a private chat, end to end: what a player sends, taps and sees, and a game the
+first release saved, played on after the database is upgraded."""
 
 from __future__ import annotations
 
@@ -8,11 +9,22 @@ import pytest
 
 import engine
 from bot.presentation.render import tile_emoji
-from tests.support.boards import button_data, buttons, grid, isolated
-from tests.support.databases import put_board, stored_game
-from tests.support.harness import User, eventually
-
-EMPTY_ROWS4 = [[0] * 4 for _ in range(4)]
+from bot.storage import SCHEMA_VERSION, open_storage
+from tests.support.boards import (
+    button_data,
+    buttons,
+    grid,
+    isolated,
+    moving_code,
+    replay,
+    shown_board,
+)
+from tests.support.databases import (
+    first_release_database,
+    put_board,
+    stored_game,
+)
+from tests.support.harness import RunningBot, User, eventually
 
 
 def rows4(first: list[int], second: list[int] | None = None) -> list[list[int]]:
@@ -368,3 +380,56 @@ async def test_editing_a_message_into_a_command_runs_nothing(api, bot):
         await eventually(lambda: not api.pending_updates)
         await api.quiet(0.5)
     assert await stored_game(bot.database, 101, 101) == game
+
+
+async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, database):
+    game = engine.new_game(4, 5, 1000.0)
+    while game.score == 0:
+        game = replay(game, moving_code(game))
+    await first_release_database(database, game)
+
+    store = await open_storage(database)
+    try:
+        assert await store.schema_version() == SCHEMA_VERSION
+        old = await store.active_game(42, 42)
+        assert old.game == game
+        assert old.actions is None  # saved before actions were logged: it has no replay
+        record = (await store.records(42))[4]
+        # The best score is the best game's as its board holds it now: the 900 that no saved
+        # game holds (points an undo took back) counts nowhere once the database is upgraded.
+        assert (record.best_score, record.games_played, record.hints_used) == (game.score, 3, 0)
+        (standing,) = await store.group_leaderboard(42, 4, 10, asker=42)
+        assert (standing.score, standing.highest, standing.moves) == (
+            game.score,
+            max(game.board),
+            game.moves,
+        )
+    finally:
+        await store.close()
+
+    bot = RunningBot(api, database)
+    await bot.start()
+    try:
+        anna = User(api, 42, "Anna")
+        board = await anna.open_board()
+        assert shown_board(board.text) == game.board
+        game_id = button_data(board, "⬅️").split(":")[1]
+        await anna.tap_data(board, f"g:{game_id}:{moving_code(game)}")
+        assert (await stored_game(database, 42, 42)).moves == game.moves + 1
+    finally:
+        await bot.stop()
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_the_centre_of_the_arrows_switches_to_numbers_and_back(api, bot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    answer, board = await anna.tap(board, "🔢")
+    assert answer["text"] == "Number view is on."
+    assert "<pre>" in board.html and "🎨" in buttons(board)
+    code = moving_code(await stored_game(bot.database, 101, 101))
+    _, board = await anna.tap(board, {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[code])
+    assert "<pre>" in board.html  # moves keep the view the button chose
+    answer, board = await anna.tap(board, "🎨")
+    assert answer["text"] == "Emoji view is on."
+    assert "<pre>" not in board.html and "🔢" in buttons(board)

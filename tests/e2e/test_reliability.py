@@ -18,8 +18,6 @@ from tests.support.boards import button_data, moving_code, replay, shown_board, 
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import User, eventually
 
-ARROW_DATA = {"⬅️": "l", "⬆️": "u", "➡️": "r", "⬇️": "d"}
-
 
 @pytest.fixture
 def errors_logged(caplog):

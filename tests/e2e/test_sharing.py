@@ -1,4 +1,5 @@
-"""Showing games off, end to end: /share, the 📤 button, /replay, inline mode and duels.
+"""Showing games off, end to end: /share, the 📤 button, /replay, inline mode and duels; a
+running challenge's tiles stay secret, so its entries are no duel until it ends.
 
 The pictures the bot uploads are read back from the emulator and decoded: a card must show
 the board the database holds, in the original colours; a replay must have one frame per
@@ -19,13 +20,21 @@ from bot.emulator import FakeBotApi, Upload
 from bot.handlers.context import INLINE_ANSWER_SECONDS
 from bot.presentation import images
 from bot.presentation.i18n import translator
+from bot.services.sharing import duel_payload
+from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, isolated, moving_code
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
+from tests.support.groups import end_challenge_soon
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.pictures import check_tiles, decode_png, decode_video
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 GROUP = -5001
+CHALLENGE_GROUP = -100400500
+REFUSAL = (
+    "This game is part of a running challenge, so its tiles stay secret until the challenge "
+    "ends. Share it after that."
+)
 
 
 @pytest.fixture
@@ -301,3 +310,50 @@ async def test_a_card_draws_the_name_the_texts_show(api, bot, name, drawn):
         images.card_png(translator("en"), images.card_figures(game, game.score, drawn))
     )
     assert card.tobytes() == expected.tobytes()
+
+
+async def test_a_running_challenge_entry_is_no_duel_until_the_challenge_ends(api, bot):
+    anna, bob, carl = User(api, 101, "Anna"), User(api, 202, "Bob"), User(api, 303, "Carl")
+    api.add_group(CHALLENGE_GROUP, "2048 Club", admins={anna.id})
+    api.send_text(anna.id, CHALLENGE_GROUP, "/challenge 4 2h")
+    sent = await api.wait_request("sendMessage", chat_id=CHALLENGE_GROUP)
+    card_id = sent.result["message_id"]
+    payload = buttons(api.stored_message(CHALLENGE_GROUP, card_id))["▶️ Play"].split("?start=")[1]
+    board = await bob.open_board(f"/start {payload}")
+    await bob.tap(board, "⬅️", edit=False)
+
+    # /share shows the entry's picture, but with no duel on it.
+    mark = api.mark()
+    api.send_text(bob.id, bob.id, "/share")
+    photo = await api.wait_request("sendPhoto", after=mark, chat_id=bob.id)
+    shown = api.stored_message(bob.id, photo.result["message_id"])
+    assert not any(label.startswith("▶️") for label in buttons(shown))
+    assert "?start=d" not in str(photo.params.get("reply_markup"))
+
+    # A duel link on the entry, as the bot gave them before it refused: refused as well.
+    store = await open_storage(bot.database)
+    try:
+        entry = await store.latest_game(bob.id, bob.id)
+    finally:
+        await store.close()
+    assert entry is not None and entry.challenge_id is not None
+    (refusal,) = await carl.send(f"/start {duel_payload(entry)}")
+    assert refusal == REFUSAL
+    assert (
+        await execute_sql(bot.database, "UPDATE games SET active = active WHERE owner_id = 303")
+        == 0
+    )
+
+    await end_challenge_soon(bot.database, 0.5)
+    await bot.restart()  # the end is scheduled from the database
+    await api.wait_request(
+        "editMessageText",
+        chat_id=CHALLENGE_GROUP,
+        message_id=card_id,
+        text=lambda text: "Final standings" in text,
+        timeout=10,
+    )
+    api.send_text(bob.id, bob.id, "/share")
+    card = await api.wait_request("sendPhoto", chat_id=bob.id, timeout=10)
+    link = button_data(api.stored_message(bob.id, card.result["message_id"]), "▶️")
+    assert "?start=d" in link

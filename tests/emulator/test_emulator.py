@@ -29,6 +29,7 @@ from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
 from bot.emulator import FakeBotApi, FloodLimits, Upload
 from bot.emulator.api import WAIT_TIMEOUT
+from bot.emulator.errors import ApiError
 from bot.emulator.html import HtmlParseError, parse_html
 
 USER = 1001
@@ -657,3 +658,13 @@ async def test_a_switch_inline_button_starts_a_query_in_the_chosen_chat():
             update = (await bot.get_updates(timeout=0))[-1]
             assert update.inline_query.id == query_id
             assert update.inline_query.query == "card 4"
+
+
+async def test_the_emulator_refuses_descriptions_over_telegrams_limits(api):
+    for method, field, limit in (
+        ("setMyDescription", "description", 512),
+        ("setMyShortDescription", "short_description", 120),
+    ):
+        assert await api.methods.call(method, {field: "x" * limit, "language_code": "nl"})
+        with pytest.raises(ApiError, match="too long"):
+            await api.methods.call(method, {field: "x" * (limit + 1)})

@@ -168,7 +168,7 @@ def test_sliding_twice_changes_nothing_more_without_merges(rows, direction):
 @given(st.one_of(boards(), full_boards(), nearly_lost_boards()))
 def test_can_move_is_false_exactly_when_no_direction_changes_the_board(rows):
     if not any(any(row) for row in rows):
-        return  # the all-empty board never occurs in a game (see test_engine_rules)
+        return  # the all-empty board never occurs in a game (see tests/engine/test_rules.py)
     movable = [d for d in DIRECTIONS if engine.slide(rows, d)[0] != rows]
     assert engine.can_move(rows) is bool(movable)
 

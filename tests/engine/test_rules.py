@@ -1,4 +1,5 @@
-"""The rules of one move, checked against RULES.md through the public `slide` and `can_move`.
+"""The rules of one move, through the public `slide` and `can_move`: how tiles slide and
+merge, which moves change nothing, and when no move is left.
 
 Boards are written as lists of rows, top row first, 0 for an empty cell. Every expected board
 here is written out by hand (or placed by the small `place` helper below), never computed by
@@ -70,8 +71,8 @@ def test_place_helper_orientation():
 
 
 # ---------------------------------------------------------------------------------------------
-# The oracle table of RULES.md, row for row. Each row is tried as the top row and the bottom row
-# of a 4×4 board whose other rows are empty.
+# Worked examples of whole moves: a row before and after, and the points it scores. Each row is
+# tried as the top row and the bottom row of a 4×4 board whose other rows are empty.
 
 ORACLE = [
     pytest.param([2, 2, _, _], "left", [4, _, _, _], 4, id="2 2 . . left"),
@@ -143,36 +144,31 @@ DIFFERENT_NEVER_MERGE = [
 FROZEN = [2, 4, 2, 4]
 
 
-def _check_line_rule(line, expected, gained, direction):
+# Each rule's lines, as a row or a column of every index of the board, with the other lines
+# empty or frozen: only the line itself may change, exactly as written.
+LINE_RULES = {
+    "one merge per tile": ONE_MERGE_PER_TILE,
+    "pairs from the edge": PAIRS_FROM_THE_EDGE,
+    "gaps close first": GAPS_CLOSE_FIRST,
+    "different never merge": DIFFERENT_NEVER_MERGE,
+}
+
+
+@FOUR_WAYS
+@pytest.mark.parametrize(
+    ("line", "expected", "gained"),
+    [
+        pytest.param(*case.values, id=f"{rule}: {case.id}")
+        for rule, cases in LINE_RULES.items()
+        for case in cases
+    ],
+)
+def test_each_merge_rule_holds_on_every_line_in_every_direction(line, expected, gained, direction):
     for index in range(4):
         for others in (None, FROZEN):
             board = place(line, direction, index=index, others=others)
             want = place(expected, direction, index=index, others=others)
             assert engine.slide(board, direction) == (want, gained), (index, others)
-
-
-@FOUR_WAYS
-@pytest.mark.parametrize(("line", "expected", "gained"), ONE_MERGE_PER_TILE)
-def test_a_tile_merges_at_most_once_per_move(line, expected, gained, direction):
-    _check_line_rule(line, expected, gained, direction)
-
-
-@FOUR_WAYS
-@pytest.mark.parametrize(("line", "expected", "gained"), PAIRS_FROM_THE_EDGE)
-def test_pairs_form_from_the_edge_moved_toward(line, expected, gained, direction):
-    _check_line_rule(line, expected, gained, direction)
-
-
-@FOUR_WAYS
-@pytest.mark.parametrize(("line", "expected", "gained"), GAPS_CLOSE_FIRST)
-def test_gaps_close_first_and_only_meeting_tiles_merge(line, expected, gained, direction):
-    _check_line_rule(line, expected, gained, direction)
-
-
-@FOUR_WAYS
-@pytest.mark.parametrize(("line", "expected", "gained"), DIFFERENT_NEVER_MERGE)
-def test_different_values_never_merge(line, expected, gained, direction):
-    _check_line_rule(line, expected, gained, direction)
 
 
 def test_columns_written_out_by_hand():

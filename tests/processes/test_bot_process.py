@@ -1,10 +1,12 @@
-"""`python -m bot` as an operator runs it: configuration errors, a real run, a clean stop."""
+"""`python -m bot` as an operator runs it: --help and --version, configuration errors, a real
+run, a clean stop."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
+from bot.config import SETTINGS
 from bot.emulator import FakeBotApi
 from bot.services.workers import RENDERS_QUEUED
 from bot.storage import open_storage
@@ -366,3 +369,31 @@ async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_pat
             process.kill()
             await process.wait()
     assert "not reachable" not in stderr  # no more retries once Telegram answered
+
+
+def run_bot(option: str) -> str:
+    """What `python -m bot <option>` prints."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", option],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_help_lists_every_setting_with_its_default():
+    shown = run_bot("--help")
+    for s in SETTINGS:
+        assert f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n" in shown + "\n"
+
+
+def test_version_is_the_package_version():
+    from bot import __version__
+
+    shown = run_bot("--version")
+    assert shown.strip() == f"python -m bot {__version__}"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    assert f"## {__version__} " in (ROOT / "CHANGELOG.md").read_text()

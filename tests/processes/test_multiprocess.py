@@ -28,7 +28,7 @@ from tests.support.databases import (
     stored_game,
     wait_until_idle,
 )
-from tests.support.harness import RunningBot, User, eventually
+from tests.support.harness import User, eventually
 from tests.support.processes import SECRET, WebhookProcess
 
 GROUP = -100777
@@ -356,33 +356,3 @@ async def test_a_challenge_both_processes_scheduled_ends_once(api, postgres, pro
         "editMessageText", chat_id=GROUP, text=lambda t: "Final standings" in t
     )
     assert len(finals) == 1
-
-
-async def test_a_challenge_another_process_created_is_ended_on_time(api, postgres):
-    """The creating process may be gone: every process adopts the open challenges it sees."""
-    running = RunningBot(api, postgres, challenge_sync_interval=0.2)
-    await running.start()
-    try:
-        api.add_group(GROUP, "Racers", admins={601})
-        store = await open_storage(postgres)  # "another process" creates two challenges
-        try:
-            now = time.time()
-            async with store.transaction():
-                later = await store.insert_challenge(
-                    GROUP, "Racers", "en", 601, 5, 78, "bcdefghj", now, now + 3600
-                )
-                soon = await store.insert_challenge(
-                    GROUP, "Racers", "en", 601, 4, 77, "abcdefgh", now, now + 1.5
-                )
-        finally:
-            await store.close()
-        # Adopted: due when it ends (between the two clock readings there is only the bot's
-        # own code, no wait), and ended then, never before.
-        await eventually(lambda: running.challenge_end_due(later.id) is not None)
-        assert abs(running.challenge_end_due(later.id) - later.ends_at) < 1
-        ending = await api.wait_request(
-            "sendMessage", chat_id=GROUP, text=lambda t: "nobody took part" in t
-        )
-        assert ending.time >= soon.ends_at - 0.05
-    finally:
-        await running.stop()

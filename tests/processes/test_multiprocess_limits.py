@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from bot.storage import open_storage
-from tests.support.databases import count_rows, execute_sql, fresh_postgres_database
+from tests.support.databases import count_rows, fresh_postgres_database
 from tests.support.harness import User
 from tests.support.processes import (
     PUBLIC_URL,
@@ -158,23 +158,3 @@ async def test_a_picture_drawn_by_another_process_holds_the_next_one_back(api, p
             await elsewhere.close()
     finally:
         assert await process.stop() == 0
-
-
-async def test_a_job_claim_is_one_at_a_time_and_outlives_a_dead_process_briefly(postgres):
-    first, second = await open_storage(postgres), await open_storage(postgres)
-    try:
-        async with first.exclusive("job:7") as mine:
-            assert mine
-            async with second.exclusive("job:7") as theirs:
-                assert not theirs
-            async with second.exclusive("job:8") as other:
-                assert other  # another player's job is no business of this one
-        async with second.exclusive("job:7") as theirs:
-            assert theirs  # released with the block
-        # A process that died holding a claim: it is free once its lease has run out.
-        await execute_sql(postgres, "INSERT INTO job_claims (name, until) VALUES ('job:9', ?)", 0)
-        async with second.exclusive("job:9") as theirs:
-            assert theirs
-    finally:
-        await first.close()
-        await second.close()

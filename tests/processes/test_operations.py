@@ -1,4 +1,5 @@
-"""What an operator's platform sees of a real bot process: /healthz and /metrics."""
+"""What a real bot process's web server serves: /healthz and /metrics to the operator's
+platform, the Mini App's page and API to players."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.emulator import FakeBotApi
-from tests.e2e.test_postgres_outage import proxied  # noqa: F401 (a fixture)
+from bot.web.miniapp.api import PAGE_PATH
 from tests.support.boards import shown_moves
+from tests.support.databases import stored_game
 from tests.support.harness import User, eventually
+from tests.support.miniapp import WEBAPP_URL, init_data
 from tests.support.processes import ROOT, bot_env, free_port, terminate
 
 
@@ -79,7 +82,10 @@ async def test_metrics_count_what_players_did_and_health_is_ok(api, tmp_path):
     assert scraped[("bot2048_tap_to_edit_seconds_count", ())] >= 1
     assert scraped[("bot2048_database_wait_seconds_count", ())] >= 1
     for gauge in ("bot2048_pacer_queued", "bot2048_pacer_longest_wait_seconds"):
-        assert (gauge, ()) in scraped  # their values: tests/test_pacer.py's backlog test
+        assert (
+            gauge,
+            (),
+        ) in scraped  # their values: tests/unit/transport/test_pacer.py's backlog test
     assert scraped[("bot2048_render_seconds_count", (("kind", "replay"),))] == 1
     assert scraped[("bot2048_flood_waits", ())] == 0
     assert scraped[("bot2048_telegram_429_total", ())] == 0
@@ -120,7 +126,7 @@ async def test_health_is_503_with_one_line_while_telegram_cannot_be_reached(tmp_
             await api.stop()
 
 
-async def test_health_is_503_with_one_line_while_the_database_is_gone(api, proxied):  # noqa: F811
+async def test_health_is_503_with_one_line_while_the_database_is_gone(api, proxied):
     proxy, url = proxied
     async with WebProcess(api, url) as bot:
         assert await bot.get("/healthz") == (200, "ok\n")
@@ -131,3 +137,21 @@ async def test_health_is_503_with_one_line_while_the_database_is_gone(api, proxi
         proxy.restore()
         while (await bot.get("/healthz"))[0] != 200:
             await asyncio.sleep(0.2)
+
+
+async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp_path, http):
+    """`python -m bot` with WEBAPP_URL and PORT: the page and its API on the one web server."""
+    User(api, 101, "Anna")
+    database = tmp_path / "bot.sqlite3"
+    async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
+        status, html = await bot.get(f"{PAGE_PATH}/")
+        assert status == 200 and "telegram-web-app.js" in html
+        init = init_data(api.token, 101)
+        async with http.post(bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init}) as answer:
+            assert answer.status == 200
+            opened = await answer.json()
+        async with http.post(
+            bot.url(f"{PAGE_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
+        ) as answer:
+            assert answer.status == 401
+    assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])

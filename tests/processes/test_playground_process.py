@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import socket
+import sys
 from pathlib import Path
 
-from tests.support.processes import refused_at_start, start_playground, stop_cleanly
+import pytest
+
+from tests.support.playground import call
+from tests.support.processes import (
+    ROOT,
+    playground_env,
+    refused_at_start,
+    start_playground,
+    stop_cleanly,
+)
 
 OPEN = "2048 playground: open "
 
@@ -37,3 +49,52 @@ async def test_a_damaged_database_is_one_line(tmp_path):
     damaged.write_bytes(b"not a database, but forty bytes of text..")
     message = await refused(tmp_path, BOT_DATABASE=str(damaged))
     assert "is not a sound SQLite database" in message
+
+
+async def test_python_m_bot_playground_serves_the_page_and_stops_on_sigterm(tmp_path, http):
+    database = tmp_path / "playground.sqlite3"
+    process = await start_playground(ROOT, BOT_DATABASE=str(database), LOG_LEVEL="WARNING")
+    try:
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        found = re.fullmatch(
+            r"2048 playground: open (http://127\.0\.0\.1:\d+/) \(Ctrl\+C to stop\)\n", line
+        )
+        assert found, line
+        async with http.get(found.group(1)) as response:
+            assert response.status == 200
+            assert "<title>2048 playground</title>" in await response.text()
+        state = await call(http, "GET", found.group(1) + "api/state")
+        assert [p["first_name"] for p in state["players"]] == ["Anna", "Daan", "Lena"]
+    except BaseException:
+        process.kill()
+        raise
+    await stop_cleanly(process)
+    assert database.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--port", "9000"], {}, "--port only applies to --playground"),
+        (["--playground"], {"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of"),
+        (["--playground", "--port", "{busy}"], {}, "cannot listen on 127.0.0.1:"),
+    ],
+)
+def test_playground_mistakes_are_one_line_and_exit_code_2(tmp_path, args, env, message):
+    import subprocess
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        done = subprocess.run(
+            [sys.executable, "-m", "bot", *(a.replace("{busy}", port) for a in args)],
+            cwd=ROOT,
+            env=playground_env(BOT_DATABASE=str(tmp_path / "db.sqlite3"), **env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr

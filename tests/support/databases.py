@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import sqlite3
 import time
 import uuid
 from dataclasses import replace
@@ -21,9 +23,13 @@ import pytest
 
 import engine
 from bot.storage import Storage, open_storage
+from bot.storage.schema import POSTGRES, migrations
+from tests.support.data import DATA
 
 DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
 BACKENDS = ("sqlite", "postgres")
+# The schema of the first release, as it made SQLite databases out there.
+FIRST_RELEASE_SQL = DATA / "first_release.sql"
 # A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as open_storage takes it.
 Database = Path | str
 _server_checked: dict[str, str | None] = {}
@@ -245,5 +251,41 @@ async def wait_until_idle(url: str, pids: list[int], timeout: float = 60.0) -> N
                 f"sessions {pids} still busy after {timeout} s"
             )
             await asyncio.sleep(0.05)
+    finally:
+        await connection.close()
+
+
+async def first_release_database(database: Database, game: engine.Game) -> None:
+    """A database as the first release left it: a player, their running game, a record."""
+    rows = [
+        ("INSERT INTO players (user_id, name) VALUES (42, 'Anna')", ()),
+        (
+            "INSERT INTO games (chat_id, owner_id, size, state, created_at, updated_at) "
+            "VALUES (42, 42, 4, ?, 1000.0, 1010.0)",
+            (json.dumps(engine.to_dict(game), separators=(",", ":")),),
+        ),
+        (
+            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (42, 4, 900, 3)",
+            (),
+        ),
+    ]
+    if not isinstance(database, str):
+        with sqlite3.connect(database) as raw:
+            raw.executescript(FIRST_RELEASE_SQL.read_text())
+            for sql, params in rows:
+                raw.execute(sql, params)
+            raw.execute("PRAGMA user_version = 1")
+        return
+    connection = await asyncpg.connect(database)
+    try:
+        for statement in migrations(POSTGRES)[0]:
+            await connection.execute(statement)
+        await connection.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        await connection.execute("INSERT INTO schema_version (version) VALUES (1)")
+        for sql, params in rows:
+            await connection.execute(sql.replace("?", "$1"), *params)
     finally:
         await connection.close()

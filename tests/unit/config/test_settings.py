@@ -1,10 +1,9 @@
-"""Every setting the bot reads is listed, with its default, in `--help` and in the README."""
+"""Every setting the bot reads is in SETTINGS, and the README's table lists each with its
+default (`--help` lists them too: tests/processes/test_bot_process.py)."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 
 from bot.config import SETTINGS, load_config
@@ -47,36 +46,8 @@ def test_the_table_lists_every_setting_the_bot_reads():
     assert env.asked == {s.name for s in SETTINGS}
 
 
-def run_bot(option: str) -> str:
-    """What `python -m bot <option>` prints."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", option],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout
-
-
-def test_help_lists_every_setting_with_its_default():
-    shown = run_bot("--help")
-    for s in SETTINGS:
-        assert f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n" in shown + "\n"
-
-
 def test_the_readme_configuration_table_matches_the_settings():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Configuration\n", 1)[1].split("\n## ", 1)[0]
     rows = {name: default for name, default in ROW.findall(section)}
     assert rows == {s.name: f"`{s.default}`" if s.default else "unset" for s in SETTINGS}
-
-
-def test_version_is_the_package_version():
-    from bot import __version__
-
-    shown = run_bot("--version")
-    assert shown.strip() == f"python -m bot {__version__}"
-    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
-    assert f"## {__version__} " in (ROOT / "CHANGELOG.md").read_text()

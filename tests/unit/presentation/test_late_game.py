@@ -19,10 +19,7 @@ from PIL import ImageFont
 import engine
 from bot.presentation import render
 from bot.presentation.i18n import translator
-from tests.support.boards import buttons, moving_code
 from tests.support.data import LONG_GAME
-from tests.support.databases import stored_game
-from tests.support.harness import User
 
 REACHABLE = [1 << e for e in range(1, 18)]  # 2 … 131072, about the most a 6×6 game reaches
 # A plain coloured shape, by its Unicode name ("LARGE GREEN SQUARE", "MEDIUM BLACK CIRCLE").
@@ -109,18 +106,3 @@ def test_the_legend_stays_on_one_line_of_a_phone_however_far_the_game_got(size):
 def test_the_legend_of_an_early_board_names_every_tile():
     game = replace(engine.new_game(4, 1, 0.0), board=(2, 4, 8, 16, 32) + (0,) * 11)
     assert render.legend(game) == "🟦 2  🟩 4  🟨 8  🟧 16  🟥 32"
-
-
-@pytest.mark.usefixtures("no_errors_logged")
-async def test_the_centre_of_the_arrows_switches_to_numbers_and_back(api, bot):
-    anna = User(api, 101, "Anna")
-    board = await anna.open_board()
-    answer, board = await anna.tap(board, "🔢")
-    assert answer["text"] == "Number view is on."
-    assert "<pre>" in board.html and "🎨" in buttons(board)
-    code = moving_code(await stored_game(bot.database, 101, 101))
-    _, board = await anna.tap(board, {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}[code])
-    assert "<pre>" in board.html  # moves keep the view the button chose
-    answer, board = await anna.tap(board, "🎨")
-    assert answer["text"] == "Emoji view is on."
-    assert "<pre>" not in board.html and "🔢" in buttons(board)

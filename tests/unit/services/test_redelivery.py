@@ -2,9 +2,10 @@
 
 Telegram sends an update again whenever it did not get the answer in time: the webhook's
 answer was lost, a process died after committing. The services get the update's key and
-apply it once; a repeat returns what the first delivery did. A process killed before its
-next poll confirmed a tap is in tests/test_crash.py, one update posted to two processes at
-once in tests/test_multiprocess.py.
+apply it once; a repeat returns what the first delivery did. A webhook process whose answers
+are lost is in tests/processes/test_redelivery.py, a process killed before its next poll
+confirmed a tap in tests/processes/test_crash.py, one update posted to two processes at once
+in tests/processes/test_multiprocess.py.
 """
 
 from __future__ import annotations
@@ -12,25 +13,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from telegram import Update
 
 import engine
-from bot.handlers.bookkeeping import update_key
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
 from bot.services.redelivery import KEEP_SECONDS, UpdateLog
 from bot.storage import open_storage
-from tests.support.boards import button_data, buttons, moving_code
-from tests.support.databases import count_rows, stored_game
-from tests.support.harness import User, eventually
-from tests.support.processes import WebhookProcess
+from tests.support.databases import count_rows
 
 GROUP = -4343
 PLAYER = 41
 NOW = 1_700_000_000.0
-ARROWS = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 
 
 @pytest.fixture
@@ -42,26 +37,6 @@ async def storage(database):
 
 def moving_direction(game: engine.Game) -> engine.Direction:
     return next(d for d in engine.DIRECTIONS if engine.play(game, d, 0.0).changed)
-
-
-def test_a_delivery_is_known_by_its_query_or_message_and_an_edit_is_a_new_one():
-    anna = {"id": 101, "is_bot": False, "first_name": "Anna"}
-    command = {
-        "message_id": 7,
-        "date": 0,
-        "chat": {"id": GROUP, "type": "group", "title": "Club"},
-        "from": anna,
-        "text": "/new 4",
-    }
-    first = Update.de_json({"update_id": 1, "message": command}, None)
-    again = Update.de_json({"update_id": 1, "message": command}, None)
-    assert update_key(first) == update_key(again) == f"m{GROUP}:7"
-    # Changing "/new 4" into "/new 5" is a new command: it starts another game.
-    edit = {**command, "text": "/new 5", "edit_date": 60}
-    edited = Update.de_json({"update_id": 2, "edited_message": edit}, None)
-    assert update_key(edited) == f"m{GROUP}:7:60"
-    query = {"id": "99", "from": anna, "chat_instance": "1", "data": "g:1:l", "message": command}
-    assert update_key(Update.de_json({"update_id": 3, "callback_query": query}, None)) == "q99"
 
 
 async def test_a_repeated_tap_returns_the_first_result_and_changes_nothing(storage):
@@ -171,65 +146,3 @@ async def test_keys_are_kept_as_long_as_telegram_may_deliver_again(storage, data
     await games.tap(PLAYER, PLAYER, board.id, "undo", "q-recent")
     saved = (await storage.game(board.id)).game
     assert (saved.moves, saved.undos_left) == (1, engine.UNDO_LIMIT - 1)
-
-
-async def delivered_twice(api, update_id: int) -> None:
-    """Wait until the update was posted again and the bot answered that second post."""
-    await eventually(
-        lambda: (
-            sum(1 for d in api.webhook_deliveries if d.update_id == update_id) == 2
-            and api.webhook_deliveries[-1].ok
-        ),
-    )
-
-
-async def test_updates_delivered_again_after_a_lost_answer_apply_once(api, database):
-    """One webhook process; every answer below is lost once, so Telegram posts it again."""
-    process = WebhookProcess(api, database)
-    await process.start()
-    api.webhook_targets = [process.url]
-    try:
-        anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
-        api.add_group(GROUP, "Club", admins={anna.id})
-
-        api.lose_webhook_answers()
-        api.send_text(anna.id, anna.id, "/new 6")
-        await delivered_twice(api, api.pending_updates[-1]["update_id"])
-
-        # Replies go out in the chat's turn, after the update is answered.
-        def boards() -> list[dict]:
-            return [m for m in api.messages(anna.id) if m.get("text", "").startswith("2048 ·")]
-
-        await eventually(lambda: len(boards()) == 2)
-        # The board is shown again, of the one game it started (the older board then loses
-        # its buttons: one live board per game).
-        assert await count_rows(database, "games", "owner_id = ?", anna.id) == 1
-        board = api.stored_message(anna.id, boards()[-1]["message_id"])
-
-        arrow = ARROWS[moving_code(await stored_game(database, anna.id, anna.id))]
-        api.lose_webhook_answers()
-        query = api.tap(anna.id, anna.id, board.message_id, button_data(board, arrow))
-        await delivered_twice(api, api.pending_updates[-1]["update_id"])
-        await api.wait_answer(query)
-        assert (await stored_game(database, anna.id, anna.id)).moves == 1
-
-        api.lose_webhook_answers()
-        api.send_text(anna.id, GROUP, "/challenge 5 1h")
-        await delivered_twice(api, api.pending_updates[-1]["update_id"])
-        await eventually(lambda: bool(api.messages(GROUP)))
-        await asyncio.sleep(0.3)  # a second card would be posted (and deleted) by now
-        cards = [m for m in api.messages(GROUP) if m["from"]["id"] == api.bot_id]
-        assert len(cards) == 1 and await count_rows(database, "challenges") == 1
-        link = buttons(api.stored_message(GROUP, cards[0]["message_id"]))["▶️ Play"]
-
-        api.lose_webhook_answers()
-        api.send_text(bob.id, bob.id, f"/start {link.split('?start=')[1]}")
-        await delivered_twice(api, api.pending_updates[-1]["update_id"])
-        await eventually(  # the same answer, of the one entry
-            lambda: (
-                len([m for m in api.messages(bob.id) if "joined the challenge" in m["text"]]) == 2
-            )
-        )
-        assert await count_rows(database, "games", "owner_id = ?", bob.id) == 1
-    finally:
-        assert await process.stop() == 0

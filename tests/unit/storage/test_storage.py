@@ -4,7 +4,6 @@ stays consistent when several processes (several storages on one PostgreSQL) wri
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sqlite3
 import subprocess
@@ -20,11 +19,13 @@ from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
 from bot.services.locks import ChatLocks
 from bot.storage import SCHEMA_VERSION, Storage, open_storage
-from bot.storage.schema import POSTGRES, SQLITE, migrations
-from tests.support.boards import button_data, moving_code, replay, shown_board
-from tests.support.data import DATA
-from tests.support.databases import disown_actions, fresh_postgres_database, stored_game
-from tests.support.harness import RunningBot, User
+from bot.storage.schema import SQLITE, migrations
+from tests.support.databases import (
+    FIRST_RELEASE_SQL,
+    disown_actions,
+    execute_sql,
+    fresh_postgres_database,
+)
 from tests.support.processes import ROOT
 
 
@@ -176,90 +177,13 @@ async def test_records_keep_best_score_highest_tile_and_one_win_per_game(storage
     assert record.fastest_win_seconds is not None
 
 
-FIRST_RELEASE_SQLITE = DATA / "first_release.sql"
-
-
 def test_the_first_step_is_the_first_releases_schema():
     """Released steps are never edited: databases out there were made by them."""
-    lines = FIRST_RELEASE_SQLITE.read_text().splitlines()
+    lines = FIRST_RELEASE_SQL.read_text().splitlines()
     released = "\n".join(line for line in lines if not line.startswith("--")).split(";")
     assert [" ".join(s.split()) for s in migrations(SQLITE)[0]] == [
         " ".join(s.split()) for s in released if s.strip()
     ]
-
-
-async def _first_release_database(database, game: engine.Game) -> None:
-    """A database as the first release left it: a player, their running game, a record."""
-    rows = [
-        ("INSERT INTO players (user_id, name) VALUES (42, 'Anna')", ()),
-        (
-            "INSERT INTO games (chat_id, owner_id, size, state, created_at, updated_at) "
-            "VALUES (42, 42, 4, ?, 1000.0, 1010.0)",
-            (json.dumps(engine.to_dict(game), separators=(",", ":")),),
-        ),
-        (
-            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (42, 4, 900, 3)",
-            (),
-        ),
-    ]
-    if not isinstance(database, str):
-        with sqlite3.connect(database) as raw:
-            raw.executescript(FIRST_RELEASE_SQLITE.read_text())
-            for sql, params in rows:
-                raw.execute(sql, params)
-            raw.execute("PRAGMA user_version = 1")
-        return
-    connection = await asyncpg.connect(database)
-    try:
-        for statement in migrations(POSTGRES)[0]:
-            await connection.execute(statement)
-        await connection.execute(
-            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
-            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        await connection.execute("INSERT INTO schema_version (version) VALUES (1)")
-        for sql, params in rows:
-            await connection.execute(sql.replace("?", "$1"), *params)
-    finally:
-        await connection.close()
-
-
-async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, database):
-    game = engine.new_game(4, 5, 1000.0)
-    while game.score == 0:
-        game = replay(game, moving_code(game))
-    await _first_release_database(database, game)
-
-    store = await open_storage(database)
-    try:
-        assert await store.schema_version() == SCHEMA_VERSION
-        old = await store.active_game(42, 42)
-        assert old.game == game
-        assert old.actions is None  # saved before actions were logged: it has no replay
-        record = (await store.records(42))[4]
-        # The best score is the best game's as its board holds it now: the 900 that no saved
-        # game holds (points an undo took back) counts nowhere once the database is upgraded.
-        assert (record.best_score, record.games_played, record.hints_used) == (game.score, 3, 0)
-        (standing,) = await store.group_leaderboard(42, 4, 10, asker=42)
-        assert (standing.score, standing.highest, standing.moves) == (
-            game.score,
-            max(game.board),
-            game.moves,
-        )
-    finally:
-        await store.close()
-
-    bot = RunningBot(api, database)
-    await bot.start()
-    try:
-        anna = User(api, 42, "Anna")
-        board = await anna.open_board()
-        assert shown_board(board.text) == game.board
-        game_id = button_data(board, "⬅️").split(":")[1]
-        await anna.tap_data(board, f"g:{game_id}:{moving_code(game)}")
-        assert (await stored_game(database, 42, 42)).moves == game.moves + 1
-    finally:
-        await bot.stop()
 
 
 async def test_postgres_schema_is_migrated_once_by_processes_starting_together(postgres):
@@ -557,6 +481,26 @@ async def test_a_challenge_finishes_once_and_a_join_enters_once_across_processes
         )
         assert sum(f is not None for f in finished) == 1
         assert (await second.challenge_entry(challenge.id, 77)).active is False
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_job_claim_is_one_at_a_time_and_outlives_a_dead_process_briefly(postgres):
+    first, second = await open_storage(postgres), await open_storage(postgres)
+    try:
+        async with first.exclusive("job:7") as mine:
+            assert mine
+            async with second.exclusive("job:7") as theirs:
+                assert not theirs
+            async with second.exclusive("job:8") as other:
+                assert other  # another player's job is no business of this one
+        async with second.exclusive("job:7") as theirs:
+            assert theirs  # released with the block
+        # A process that died holding a claim: it is free once its lease has run out.
+        await execute_sql(postgres, "INSERT INTO job_claims (name, until) VALUES ('job:9', ?)", 0)
+        async with second.exclusive("job:9") as theirs:
+            assert theirs
     finally:
         await first.close()
         await second.close()

@@ -1,0 +1,42 @@
+"""The outbox: what a change owes a chat is handed to one process at a time, until it is sent."""
+
+from __future__ import annotations
+
+from bot.services.challenges import ChallengeService
+from bot.services.locks import ChatLocks
+from bot.services.outbox import CARD, FINAL_CARD, LEASE_SECONDS, WINNER, Outbox
+from bot.storage import open_storage
+
+GROUP = -100424242
+
+
+async def test_an_owed_announcement_is_sent_by_its_holder_until_it_lets_go(database):
+    """Two processes share the outbox: the one whose change owes an announcement sends it;
+    the other takes it only once that one let go, and nobody once it is sent."""
+    storage = await open_storage(database)
+    clock = [1000.0]
+    first, second = (Outbox(storage, lambda: clock[0], holder) for holder in ("a", "b"))
+    challenges = ChallengeService(storage, ChatLocks(storage), lambda: clock[0], outbox=first)
+    try:
+        challenge = await challenges.create(GROUP, "Owed", "en", 101, 4, 3600)
+        assert challenge is not None
+        assert await second.take_due() == []
+        (card,) = await first.take_due()
+        assert (card.kind, card.subject_id, card.chat_id) == (CARD, challenge.id, GROUP)
+        assert await first.take_due() == [], "handed out once until given back"
+        first.give_back(card)
+        assert await first.take_due() == [card]
+        await first.release()  # the first process stops without having sent it
+        assert await second.take_due() == [card]
+        assert not await first.hold(card)
+        await second.settle(card)
+        second.give_back(card)
+        assert await first.take_due() == [] and await second.take_due() == []
+
+        clock[0] += 3600  # the end: its final card and winner are owed by whoever ended it
+        assert await challenges.finish_overdue() == 1
+        assert [o.kind for o in await first.take_due()] == [FINAL_CARD, WINNER]
+        clock[0] += LEASE_SECONDS  # the first process died with them: the second takes over
+        assert [o.kind for o in await second.take_due()] == [FINAL_CARD, WINNER]
+    finally:
+        await storage.close()
