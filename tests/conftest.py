@@ -1,17 +1,23 @@
-"""Fixtures for the end-to-end tests: the real Application, the Bot API emulator on 127.0.0.1,
-a real database. Helpers live in tests/support/.
+"""Fixtures for every folder: the Bot API emulator on 127.0.0.1, a real database, the real
+Application (`bot`), the Mini App's and the playground's servers. Helpers live in tests/support/.
 
 Tests act as Telegram users through the emulator and look only at what the bot sent, plus the
 database where a test needs to set up a position (a board one merge from 2048, say).
 
 Every test that uses the `database` fixture (and so `bot`) runs twice: on a SQLite file and on
 PostgreSQL, in a schema of its own (see tests/support/databases.py).
+
+A test's folder says what it drives, and gives it its marker: `e2e` (tests/e2e/), `process`
+(tests/processes/) or `browser` (tests/browser/); `-m "not process and not browser"` is the
+inner loop. Nothing may be logged at ERROR during any test unless it is marked
+`errors_expected`: trouble the bot expects is handled quietly.
 """
 
 from __future__ import annotations
 
 import logging
 import urllib.parse
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -20,6 +26,7 @@ from aiohttp import web
 from bot.config import TELEGRAM_PACE, Config
 from bot.emulator import TELEGRAM_LIMITS, FakeBotApi
 from bot.playground import open_playground
+from bot.storage import open_storage
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
 from tests.support.databases import (
@@ -33,6 +40,18 @@ from tests.support.proxy import TcpProxy, through_proxy
 
 # Every Bot API call is logged by httpx at INFO; the bot's own INFO lines matter more here.
 logging.getLogger("httpx").setLevel(logging.WARNING)
+
+# The marker each folder gives its tests, so that no test can lack the one that selects it.
+FOLDER_MARKERS = {"e2e": "e2e", "processes": "process", "browser": "browser"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        marker = FOLDER_MARKERS.get(item.path.relative_to(tests).parts[0])
+        if marker is not None:
+            item.add_marker(marker)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -64,8 +83,20 @@ async def postgres():
 
 
 @pytest.fixture
-def no_errors_logged(caplog):
-    """Fail the test if anything was logged at ERROR: expected trouble is handled quietly."""
+async def storage(database):
+    """Storage opened on the test's database, as a bot process opens it."""
+    store = await open_storage(database)
+    yield store
+    await store.close()
+
+
+@pytest.fixture(autouse=True)
+def no_errors_logged(request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture):
+    """Fail the test if anything was logged at ERROR: expected trouble is handled quietly.
+    A test that provokes an error on purpose is marked `errors_expected`."""
+    if request.node.get_closest_marker("errors_expected") is not None:
+        yield
+        return
     caplog.set_level(logging.WARNING)
     yield
     # caplog.records holds only the current phase (teardown, here): collect the test's own.

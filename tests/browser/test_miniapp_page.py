@@ -43,7 +43,6 @@ from tests.support.miniapp import game_id
 from tests.support.playground import ANNA
 from tests.support.processes import ROOT
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
 # One backend is enough for the browser: the API's own tests run on both.
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
 PHONE = {"width": 360, "height": 740}

@@ -30,9 +30,6 @@ from tests.support.harness import eventually
 from tests.support.playground import ANNA, ARROWS, DAAN, LENA, plain
 from tests.support.processes import ROOT
 
-# Nothing a player does here may be logged as an error.
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 @contextlib.asynccontextmanager
 async def chromium_page(url: str, width: int = 800, height: int = 700):

@@ -4,8 +4,6 @@ a replay."""
 
 from __future__ import annotations
 
-import pytest
-
 import engine
 from bot.emulator import Upload
 from bot.presentation import images
@@ -14,8 +12,6 @@ from tests.support.boards import button_data, moving_code, replay
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import User
 from tests.support.pictures import decode_video, psnr
-
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 ARROW = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 TWO_MERGES = [[2, 2, 0, 0], [4, 4, 0, 0], [0] * 4, [0] * 4]

@@ -3,8 +3,6 @@ language (sent outside any update of theirs)."""
 
 from __future__ import annotations
 
-import pytest
-
 from bot.models import Player, StoredGame
 from bot.presentation.captions import duel_result
 from bot.presentation.i18n import translator
@@ -13,8 +11,6 @@ from bot.storage import open_storage
 from tests.support.boards import moving_code
 from tests.support.databases import Database, put_board, stored_game
 from tests.support.harness import User
-
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 ARROW = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 

@@ -11,9 +11,6 @@ from tests.support.databases import put_board
 from tests.support.groups import GROUP, SUPER, challenge_with_bob, end_challenge_soon
 from tests.support.harness import User
 
-# Nothing a player does here may be logged as an error.
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 @pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
 async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club):

@@ -20,8 +20,6 @@ from tests.support.databases import execute_sql, put_board, stored_game
 from tests.support.groups import BASIC, GROUP, SUPER, challenge_with_bob, end_challenge_soon
 from tests.support.harness import User
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 ARROW = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
 
 

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bot.presentation.render import tile_emoji
 from tests.support.boards import button_data, buttons, grid, shown_moves
 from tests.support.databases import execute_sql, put_board
 from tests.support.harness import User
-
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 MERGE_LEFT = [[2, 2, 0, 0], [0] * 4, [0] * 4, [0] * 4]
 

@@ -25,8 +25,6 @@ from tests.support.groups import GROUP, join
 from tests.support.harness import User, eventually
 from tests.support.miniapp import WEBAPP_URL, game_id, init_data, signed
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 class Page:
     """A Mini App page's calls to the API, as one Telegram user."""

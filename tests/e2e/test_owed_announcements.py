@@ -11,33 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import time
-import urllib.parse
 
 import pytest
 
 from tests.support.boards import buttons, isolated
-from tests.support.databases import Database, execute_sql, fresh_postgres_database
+from tests.support.databases import Database, execute_sql
 from tests.support.harness import RunningBot, User
-from tests.support.proxy import TcpProxy, through_proxy
 
 GROUP = -100424242
 FLOOD_WAIT = 12  # longer than a shutdown waits for a chat's queue
 
 
 @pytest.fixture
-async def outage(api):
+async def outage(api, postgres, proxied):
     """A bot on a fresh PostgreSQL schema reached through a proxy the test can cut:
     (proxy, bot, the database's own URL for the test's writes during an outage)."""
-    async with fresh_postgres_database() as url:
-        parts = urllib.parse.urlsplit(url)
-        proxy = TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
-        bot = RunningBot(api, through_proxy(url, await proxy.start()))
-        await bot.start()
-        try:
-            yield proxy, bot, url
-        finally:
-            await bot.stop()
-            await proxy.stop()
+    proxy, url = proxied
+    bot = RunningBot(api, url)
+    await bot.start()
+    try:
+        yield proxy, bot, postgres
+    finally:
+        await bot.stop()
 
 
 async def challenge_bob_leads(api, database: Database) -> int:
@@ -88,6 +83,8 @@ def assert_ended_once(api, card_id: int) -> None:
     assert not buttons(card), "the final card still offers its Play button"
 
 
+# The bot logs the outage at ERROR whenever it reaches for the database while it is cut.
+@pytest.mark.errors_expected
 async def test_an_end_saved_just_before_the_database_went_away_is_announced_once(api, outage):
     proxy, _, url = outage
     card_id = await challenge_bob_leads(api, url)
@@ -104,6 +101,8 @@ async def test_an_end_saved_just_before_the_database_went_away_is_announced_once
     assert_ended_once(api, card_id)
 
 
+# The bot logs the outage at ERROR whenever it reaches for the database while it is cut.
+@pytest.mark.errors_expected
 async def test_an_end_that_falls_in_an_outage_is_announced_soon_after_it(api, outage):
     """Not at the next minute's look for open challenges: within the outbox's few seconds."""
     proxy, _, url = outage

@@ -23,9 +23,7 @@ def flood_waits(api) -> list:
     return [r for r in api.requests if r.error_code == 429]
 
 
-async def test_twenty_seconds_of_fast_taps_meet_no_flood_wait_and_end_on_the_right_board(
-    api, bot, no_errors_logged
-):
+async def test_twenty_seconds_of_fast_taps_meet_no_flood_wait_and_end_on_the_right_board(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board("/new 6", replies=1)  # random taps do not end a 6×6 game
     start = await stored_game(bot.database, 101, 101)
@@ -54,7 +52,7 @@ async def test_twenty_seconds_of_fast_taps_meet_no_flood_wait_and_end_on_the_rig
 
 
 async def test_a_flood_wait_is_told_in_the_toasts_holds_back_no_other_chat_and_is_caught_up(
-    api, bot, no_errors_logged
+    api, bot
 ):
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
     anna_board, bob_board = await anna.open_board(), await bob.open_board()
@@ -98,9 +96,7 @@ async def test_a_flood_wait_is_told_in_the_toasts_holds_back_no_other_chat_and_i
     assert len(flood_waits(api)) == 1  # the bot knocked once, then waited
 
 
-async def test_three_hundred_commands_in_a_group_leave_it_paced_and_a_player_unhurried(
-    api, bot, no_errors_logged
-):
+async def test_three_hundred_commands_in_a_group_leave_it_paced_and_a_player_unhurried(api, bot):
     flood = await taps_during_a_group_flood(api)
     # The group gets its burst, then 20 a minute; its other replies wait their turn.
     assert 1 <= flood.group_posts <= TELEGRAM_PACE.burst + flood.seconds * 20 / 60 + 1
@@ -110,7 +106,7 @@ async def test_three_hundred_commands_in_a_group_leave_it_paced_and_a_player_unh
     assert len(flood.waited) == 20 and flood.group_posts < COMMANDS // 2
 
 
-async def test_shutdown_during_a_flood_wait_is_quick_and_loses_no_move(api, bot, no_errors_logged):
+async def test_shutdown_during_a_flood_wait_is_quick_and_loses_no_move(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     game = await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)

@@ -14,6 +14,8 @@ import pytest
 from tests.support.harness import RunningBot, User
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
+# The database going away is logged at ERROR, once: the operator must hear of it.
+pytestmark = pytest.mark.errors_expected
 
 
 @pytest.fixture

