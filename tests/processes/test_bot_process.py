@@ -28,6 +28,7 @@ from tests.support.processes import (
     SECRET,
     free_port,
     refused_setting,
+    spawn_bot,
     stop_cleanly,
 )
 from tests.support.replays import give_long_games
@@ -63,15 +64,11 @@ async def _bot_on_sqlite(api, database: Path) -> asyncio.subprocess.Process:
 async def test_the_bot_process_serves_players_and_stops_cleanly_on_sigterm(api, tmp_path):
     database = tmp_path / "bot.sqlite3"
     process = await _bot_on_sqlite(api, database)
-    try:
-        await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
-        anna = User(api, 101, "Anna", "de")
-        board = await anna.open_board()
-        assert "Punkte" in board.text and len(grid(board)) == 4
-        _, board = await anna.tap(board, "🆕", edit=False)
-    except BaseException:
-        process.kill()
-        raise
+    await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
+    anna = User(api, 101, "Anna", "de")
+    board = await anna.open_board()
+    assert "Punkte" in board.text and len(grid(board)) == 4
+    _, board = await anna.tap(board, "🆕", edit=False)
     await stop_cleanly(process)
     with sqlite3.connect(database) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -184,19 +181,13 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
         BOT_DATABASE=str(database),
         LOG_LEVEL="WARNING",
     )
-    first = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
-    )
-    try:
-        await api.wait_request("getUpdates", timeout=PROCESS_TIMEOUT)
-        stderr = await _refused_database(api, database)
-        assert f"another bot process is already using {database}" in stderr
-        anna = User(api, 101, "Anna")
-        board = await anna.open_board()  # the first process serves on, undisturbed
-        assert len(grid(board)) == 4
-    except BaseException:
-        first.kill()
-        raise
+    first = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
+    await api.wait_request("getUpdates", timeout=PROCESS_TIMEOUT)
+    stderr = await _refused_database(api, database)
+    assert f"another bot process is already using {database}" in stderr
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()  # the first process serves on, undisturbed
+    assert len(grid(board)) == 4
     assert "Conflict" not in await stop_cleanly(first)
 
 
@@ -204,28 +195,22 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
 async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api, tmp_path, link):
     database = tmp_path / "bot.sqlite3"
     first = await _bot_on_sqlite(api, database)
-    try:
-        await api.wait_request("getUpdates", timeout=30)
-        other = tmp_path / "elsewhere" / "same.sqlite3"
-        other.parent.mkdir()
-        if link == "symlink":
-            other.symlink_to(database)
-        elif link == "hard link":
-            other.hardlink_to(database)
-        else:
-            other = Path(os.path.relpath(database, ROOT))  # the bot runs in ROOT
-        stderr = await _refused_database(api, other)
-        assert f"another bot process is already using {other}" in stderr
-    except BaseException:
-        first.kill()
-        raise
+    await api.wait_request("getUpdates", timeout=30)
+    other = tmp_path / "elsewhere" / "same.sqlite3"
+    other.parent.mkdir()
+    if link == "symlink":
+        other.symlink_to(database)
+    elif link == "hard link":
+        other.hardlink_to(database)
+    else:
+        other = Path(os.path.relpath(database, ROOT))  # the bot runs in ROOT
+    stderr = await _refused_database(api, other)
+    assert f"another bot process is already using {other}" in stderr
     assert "Conflict" not in await stop_cleanly(first)
 
 
 async def _bot_process(env: dict[str, str]) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=_env(**env), stderr=asyncio.subprocess.PIPE
-    )
+    return await spawn_bot(env=_env(**env), stderr=asyncio.subprocess.PIPE)
 
 
 @pytest.mark.parametrize("log_level", ["INFO", "DEBUG"])
@@ -266,16 +251,12 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
         env.update(WEBHOOK_URL=PUBLIC_URL, WEBHOOK_SECRET=SECRET, PORT=str(port))
         api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
     process = await _bot_process(env)
-    try:
-        await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
-        anna = User(api, 101, "Anna")
-        await anna.open_board()
-        api.revoke_token()
-        if mode == "webhook":  # the next call the bot makes meets the refusal
-            api.send_text(101, 101, "/help")
-    except BaseException:
-        process.kill()
-        raise
+    await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
+    anna = User(api, 101, "Anna")
+    await anna.open_board()
+    api.revoke_token()
+    if mode == "webhook":  # the next call the bot makes meets the refusal
+        api.send_text(101, 101, "/help")
     code, stderr = await _outcome(process)
     assert code == 2, stderr
     assert stderr.strip().splitlines() == [
@@ -293,23 +274,19 @@ async def test_sigterm_with_replays_queued_drops_them_and_exits_cleanly(api, tmp
     players = range(1000, 1011)  # eleven replays of 1,000 moves: minutes of drawing
     await give_long_games(database, players)
     process = await _bot_on_sqlite(api, database)
-    try:
-        await api.wait_request("setMyCommands", timeout=30)
-        for user_id in players:
-            User(api, user_id, f"Player {user_id}")
-            api.send_text(user_id, user_id, "/replay")
-        # As many replays as the picture queue holds have begun ("sending a video" shows),
-        # and every other player was told at once to come back in a minute.
-        await eventually(
-            lambda: (
-                len(api.find_requests("sendChatAction")) == RENDERS_QUEUED
-                and len(api.find_requests("sendMessage")) == len(players) - RENDERS_QUEUED
-            ),
-            timeout=60,
-        )
-    except BaseException:
-        process.kill()
-        raise
+    await api.wait_request("setMyCommands", timeout=30)
+    for user_id in players:
+        User(api, user_id, f"Player {user_id}")
+        api.send_text(user_id, user_id, "/replay")
+    # As many replays as the picture queue holds have begun ("sending a video" shows),
+    # and every other player was told at once to come back in a minute.
+    await eventually(
+        lambda: (
+            len(api.find_requests("sendChatAction")) == RENDERS_QUEUED
+            and len(api.find_requests("sendMessage")) == len(players) - RENDERS_QUEUED
+        ),
+        timeout=60,
+    )
     stderr = await stop_cleanly(process)  # within 30 s, exit code 0, no traceback
     assert "ERROR" not in stderr, stderr
     assert len(api.find_requests("sendAnimation")) <= 2  # at most what was being drawn
@@ -324,13 +301,9 @@ async def test_no_log_line_shows_the_token_even_with_every_request_logged(api, t
             LOG_LEVEL="DEBUG",  # httpx logs each request's URL, python-telegram-bot its set-up
         )
     )
-    try:
-        await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
-        anna = User(api, 101, "Anna")
-        await anna.tap(await anna.open_board(), "🆕", edit=False)
-    except BaseException:
-        process.kill()
-        raise
+    await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
+    anna = User(api, 101, "Anna")
+    await anna.tap(await anna.open_board(), "🆕", edit=False)
     stderr = await stop_cleanly(process)
     secret = api.token.partition(":")[2]
     assert secret not in stderr

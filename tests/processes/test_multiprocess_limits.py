@@ -8,23 +8,21 @@ player's picture is drawn by one process at a time.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 
 import asyncpg
-import pytest
 
 from bot.storage import open_storage
-from tests.support.databases import count_rows, fresh_postgres_database
+from tests.support.databases import count_rows
 from tests.support.harness import User
 from tests.support.processes import (
     PUBLIC_URL,
-    ROOT,
     SECRET,
     WebhookProcess,
     bot_env,
     free_port,
     refused_at_start,
+    spawn_bot,
     start_all,
     start_bot_process,
     stop_cleanly,
@@ -33,22 +31,10 @@ from tests.support.processes import (
 GROUP = -100888
 
 
-@pytest.fixture
-async def postgres():
-    async with fresh_postgres_database() as url:
-        yield url
-
-
 async def refused_start(api, database: str, *args: str, **settings: str) -> str:
     """Start `python -m bot`: it must exit 1 at once with one line and no traceback."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        *args,
-        cwd=ROOT,
-        env=bot_env(api, database, **settings),
-        stderr=asyncio.subprocess.PIPE,
+    process = await spawn_bot(
+        *args, env=bot_env(api, database, **settings), stderr=asyncio.subprocess.PIPE
     )
     return (await refused_at_start(process))[1]
 

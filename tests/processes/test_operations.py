@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
@@ -16,7 +15,7 @@ from tests.support.boards import shown_moves
 from tests.support.databases import stored_game
 from tests.support.harness import User, eventually
 from tests.support.miniapp import WEBAPP_URL, init_data
-from tests.support.processes import ROOT, bot_env, free_port, terminate
+from tests.support.processes import bot_env, free_port, spawn_bot, terminate
 
 
 class WebProcess:
@@ -33,9 +32,7 @@ class WebProcess:
 
     async def __aenter__(self) -> WebProcess:
         mark = self.api.mark()
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=ROOT, env=self.env, stderr=asyncio.subprocess.PIPE
-        )
+        self.process = await spawn_bot(env=self.env, stderr=asyncio.subprocess.PIPE)
         await self.api.wait_request("getUpdates", after=mark, timeout=30)
         return self
 

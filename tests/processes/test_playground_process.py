@@ -31,15 +31,11 @@ async def refused(folder: Path, **env: str) -> str:
 
 async def test_a_second_playground_in_the_same_folder_is_one_line(tmp_path):
     first = await start_playground(tmp_path)  # at the default log level: INFO
-    try:
-        line = (await asyncio.wait_for(first.stdout.readline(), 60)).decode()
-        assert line.startswith(OPEN), line
-        assert (tmp_path / "playground.sqlite3").exists()  # where the README says
-        message = await refused(tmp_path)
-        assert "already using playground.sqlite3" in message
-    except BaseException:
-        first.kill()
-        raise
+    line = (await asyncio.wait_for(first.stdout.readline(), 60)).decode()
+    assert line.startswith(OPEN), line
+    assert (tmp_path / "playground.sqlite3").exists()  # where the README says
+    message = await refused(tmp_path)
+    assert "already using playground.sqlite3" in message
     console = await stop_cleanly(first)
     assert "apscheduler" not in console, console  # the job queue's chatter stays out
 
@@ -54,20 +50,16 @@ async def test_a_damaged_database_is_one_line(tmp_path):
 async def test_python_m_bot_playground_serves_the_page_and_stops_on_sigterm(tmp_path, http):
     database = tmp_path / "playground.sqlite3"
     process = await start_playground(ROOT, BOT_DATABASE=str(database), LOG_LEVEL="WARNING")
-    try:
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-        found = re.fullmatch(
-            r"2048 playground: open (http://127\.0\.0\.1:\d+/) \(Ctrl\+C to stop\)\n", line
-        )
-        assert found, line
-        async with http.get(found.group(1)) as response:
-            assert response.status == 200
-            assert "<title>2048 playground</title>" in await response.text()
-        state = await call(http, "GET", found.group(1) + "api/state")
-        assert [p["first_name"] for p in state["players"]] == ["Anna", "Daan", "Lena"]
-    except BaseException:
-        process.kill()
-        raise
+    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+    found = re.fullmatch(
+        r"2048 playground: open (http://127\.0\.0\.1:\d+/) \(Ctrl\+C to stop\)\n", line
+    )
+    assert found, line
+    async with http.get(found.group(1)) as response:
+        assert response.status == 200
+        assert "<title>2048 playground</title>" in await response.text()
+    state = await call(http, "GET", found.group(1) + "api/state")
+    assert [p["first_name"] for p in state["players"]] == ["Anna", "Daan", "Lena"]
     await stop_cleanly(process)
     assert database.exists()
 

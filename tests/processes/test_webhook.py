@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 
 import pytest
 
-from tests.support.processes import ROOT, refused_setting
+from tests.support.processes import refused_setting, spawn_bot
 
 TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
 
@@ -31,11 +30,7 @@ def test_webhook_mode_without_its_settings_is_one_clear_line_and_exit_code_2(
 
 async def _bot_on_postgres_at(api, port: int) -> asyncio.subprocess.Process:
     """`python -m bot` with a DATABASE_URL (password hunter2) on a local port."""
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=ROOT,
+    return await spawn_bot(
         env={
             "PATH": "/usr/bin:/bin",
             "TELEGRAM_BOT_TOKEN": api.token,

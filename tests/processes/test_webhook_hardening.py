@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-import sys
 from pathlib import Path
 
 import aiohttp
@@ -18,7 +17,14 @@ import pytest
 from bot.logs import RepeatFilter
 from bot.web.webhook import BODY_TIMEOUT, MAX_UPDATE_BYTES, SECRET_HEADER
 from tests.support.harness import User
-from tests.support.processes import PUBLIC_URL, ROOT, SECRET, bot_env, free_port, terminate
+from tests.support.processes import (
+    PUBLIC_URL,
+    SECRET,
+    bot_env,
+    free_port,
+    spawn_bot,
+    terminate,
+)
 
 MB = 1024 * 1024
 
@@ -48,12 +54,8 @@ class Hook:
 
     async def __aenter__(self) -> Hook:
         mark = self.api.mark()
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
+        self.process = await spawn_bot(
             "--webhook",
-            cwd=ROOT,
             env=self.env,
             stderr=asyncio.subprocess.PIPE,
             preexec_fn=self._limit,
