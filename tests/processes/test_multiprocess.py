@@ -24,7 +24,6 @@ from tests.support.databases import (
     RowLock,
     count_rows,
     execute_sql,
-    fresh_postgres_database,
     stored_game,
     wait_until_idle,
 )
@@ -32,12 +31,6 @@ from tests.support.harness import User, eventually
 from tests.support.processes import SECRET, WebhookProcess
 
 GROUP = -100777
-
-
-@pytest.fixture
-async def postgres():
-    async with fresh_postgres_database() as url:
-        yield url
 
 
 @pytest.fixture

@@ -15,9 +15,8 @@ import random
 
 import pytest
 
-from bot.storage import open_storage
 from tests.support.boards import button_data, replay, shown_board, shown_moves
-from tests.support.databases import fresh_postgres_database, stored_game
+from tests.support.databases import stored_game
 from tests.support.harness import User, eventually
 from tests.support.processes import WebhookProcess, start_all
 
@@ -26,14 +25,13 @@ SECONDS = 6  # the issue's 20 s, shortened: the pace is the same from the fifth 
 
 
 @pytest.fixture
-async def processes(api):
-    async with fresh_postgres_database() as url:
-        three = [WebhookProcess(api, url) for _ in range(3)]
-        await start_all(three)
-        api.webhook_targets = [p.url for p in three]
-        yield url, three
-        codes = await asyncio.gather(*(p.stop() for p in three))
-        assert codes == [0, 0, 0], "a bot process did not stop cleanly"
+async def processes(api, postgres):
+    three = [WebhookProcess(api, postgres) for _ in range(3)]
+    await start_all(three)
+    api.webhook_targets = [p.url for p in three]
+    yield postgres, three
+    codes = await asyncio.gather(*(p.stop() for p in three))
+    assert codes == [0, 0, 0], "a bot process did not stop cleanly"
 
 
 async def test_a_fast_player_spread_over_three_processes_meets_no_flood_wait(api, processes):
@@ -71,29 +69,3 @@ async def test_a_fast_player_spread_over_three_processes_meets_no_flood_wait(api
     assert delivered == {p.url for p in three}, "the taps were not spread over the processes"
     edits = api.find_requests("editMessageText", after=mark, chat_id=anna.id, ok=True)
     assert len(edits) >= 2  # the board followed the game, not only its end
-
-
-async def test_two_processes_reserving_sends_in_one_chat_share_one_budget():
-    """The budget's statements, as two processes make them: one burst between them, then one
-    send per interval, and a 429 one of them met holds the chat back for both."""
-    async with fresh_postgres_database() as url:
-        first, second = await open_storage(url), await open_storage(url)
-        try:
-            waits = []
-            for store in (first, second) * 4:  # interval 10 s, a burst of 3
-                wait, held = await store.reserve_send(42, 10.0, 3.0, 300.0)
-                waits.append(wait)
-                assert held <= 0
-            # Each wait is counted from its own statement: time passing only shortens it.
-            expected = [-20, -10, 0, 10, 20, 30, 40, 50]
-            assert all(e - 5 < w <= e + 0.01 for w, e in zip(waits, expected, strict=True)), waits
-            assert (await first.reserve_send(43, 10.0, 3.0, 300.0))[0] <= 0  # other chats: free
-
-            await second.hold_back(44, 30.0, 300.0, 1 / 8)
-            wait, held = await first.reserve_send(44, 10.0, 3.0, 300.0)
-            assert 25 < held <= 30 and 25 < wait <= 30  # no burst after a flood wait
-            wait, _ = await first.reserve_send(44, 10.0, 3.0, 300.0)
-            assert 45 < wait <= 50  # at half the pace: one send every 20 s
-        finally:
-            await first.close()
-            await second.close()

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 import engine
 from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService, TapStatus
@@ -26,13 +24,6 @@ from tests.support.databases import count_rows
 GROUP = -4343
 PLAYER = 41
 NOW = 1_700_000_000.0
-
-
-@pytest.fixture
-async def storage(database):
-    store = await open_storage(database)
-    yield store
-    await store.close()
 
 
 def moving_direction(game: engine.Game) -> engine.Direction:

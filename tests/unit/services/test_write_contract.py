@@ -12,17 +12,10 @@ from bot.services.challenges import ChallengeService, JoinStatus, payload
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
-from bot.storage import TransactionError, open_storage
+from bot.storage import TransactionError
 
 GROUP = -4242
 PLAYER = 31
-
-
-@pytest.fixture
-async def storage(database):
-    store = await open_storage(database)
-    yield store
-    await store.close()
 
 
 async def test_a_write_outside_a_transaction_is_refused_and_changes_nothing(storage):

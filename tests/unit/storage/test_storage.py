@@ -24,7 +24,6 @@ from tests.support.databases import (
     FIRST_RELEASE_SQL,
     disown_actions,
     execute_sql,
-    fresh_postgres_database,
 )
 from tests.support.processes import ROOT
 
@@ -36,20 +35,6 @@ class Clock:
     def __call__(self) -> float:
         self.now += 2.0
         return self.now
-
-
-@pytest.fixture
-async def storage(database):
-    store = await open_storage(database)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-async def postgres():
-    """An empty PostgreSQL database (a schema of its own), for PostgreSQL-only tests."""
-    async with fresh_postgres_database() as url:
-        yield url
 
 
 def service(storage: Storage, seed: int = 7) -> GameService:
@@ -501,6 +486,31 @@ async def test_a_job_claim_is_one_at_a_time_and_outlives_a_dead_process_briefly(
         await execute_sql(postgres, "INSERT INTO job_claims (name, until) VALUES ('job:9', ?)", 0)
         async with second.exclusive("job:9") as theirs:
             assert theirs
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_two_processes_reserving_sends_in_one_chat_share_one_budget(postgres):
+    """The budget's statements, as two processes make them: one burst between them, then one
+    send per interval, and a 429 one of them met holds the chat back for both."""
+    first, second = await open_storage(postgres), await open_storage(postgres)
+    try:
+        waits = []
+        for store in (first, second) * 4:  # interval 10 s, a burst of 3
+            wait, held = await store.reserve_send(42, 10.0, 3.0, 300.0)
+            waits.append(wait)
+            assert held <= 0
+        # Each wait is counted from its own statement: time passing only shortens it.
+        expected = [-20, -10, 0, 10, 20, 30, 40, 50]
+        assert all(e - 5 < w <= e + 0.01 for w, e in zip(waits, expected, strict=True)), waits
+        assert (await first.reserve_send(43, 10.0, 3.0, 300.0))[0] <= 0  # other chats: free
+
+        await second.hold_back(44, 30.0, 300.0, 1 / 8)
+        wait, held = await first.reserve_send(44, 10.0, 3.0, 300.0)
+        assert 25 < held <= 30 and 25 < wait <= 30  # no burst after a flood wait
+        wait, _ = await first.reserve_send(44, 10.0, 3.0, 300.0)
+        assert 45 < wait <= 50  # at half the pace: one send every 20 s
     finally:
         await first.close()
         await second.close()
