@@ -1,8 +1,9 @@
 """Test databases: a SQLite file or a PostgreSQL schema of its own, and set-up steps on them.
 
-PostgreSQL is the server at TEST_DATABASE_URL (default
-postgresql://postgres@127.0.0.1:54329/bot2048_test, what `.ci/postgres start DIR` starts);
-without a reachable server its test variants are skipped, except in CI (CI set), where they fail.
+PostgreSQL is the server at TEST_DATABASE_URL (postgresql://postgres@127.0.0.1:54329/bot2048_test
+is what `.ci/postgres start DIR 54329` starts). With it unset, or no server answering there, the
+PostgreSQL variants are skipped, so that the inner loop runs SQLite alone; in CI (CI set) they
+fail instead.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import asyncpg
 import pytest
@@ -26,7 +27,8 @@ from bot.storage import Storage, open_storage
 from bot.storage.schema import POSTGRES, migrations
 from tests.support.data import DATA
 
-DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
+# What `.ci/postgres start /tmp/bot2048-pg 54329` serves, for the skip message.
+LOCAL_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
 BACKENDS = ("sqlite", "postgres")
 # The schema of the first release, as it made SQLite databases out there.
 FIRST_RELEASE_SQL = DATA / "first_release.sql"
@@ -35,13 +37,20 @@ Database = Path | str
 _server_checked: dict[str, str | None] = {}
 
 
-def postgres_test_url() -> str:
-    return os.environ.get("TEST_DATABASE_URL", "").strip() or DEFAULT_TEST_DATABASE_URL
+def postgres_test_url() -> str | None:
+    """TEST_DATABASE_URL: the server the PostgreSQL variants run on (None: it is not set)."""
+    return os.environ.get("TEST_DATABASE_URL", "").strip() or None
 
 
 async def postgres_server() -> str:
-    """The test server's URL; skips (fails in CI) when no server answers there."""
+    """The test server's URL; skips (fails in CI) when TEST_DATABASE_URL is unset or no
+    server answers there."""
     url = postgres_test_url()
+    if url is None:
+        _no_postgres(
+            "TEST_DATABASE_URL is not set (`.ci/postgres start /tmp/bot2048-pg 54329` starts "
+            f"a server at {LOCAL_TEST_DATABASE_URL})"
+        )
     if url not in _server_checked:
         try:
             connection = await asyncpg.connect(url, timeout=5)
@@ -52,14 +61,17 @@ async def postgres_server() -> str:
             _server_checked[url] = None
     problem = _server_checked[url]
     if problem is not None:
-        message = (
+        _no_postgres(
             f"no PostgreSQL server at TEST_DATABASE_URL={url} ({problem}); start one with "
             "`.ci/postgres start /tmp/bot2048-pg` or point TEST_DATABASE_URL at one"
         )
-        if os.environ.get("CI"):
-            pytest.fail(f"CI runs the PostgreSQL variants: {message}")
-        pytest.skip(f"PostgreSQL variant skipped: {message}")
     return url
+
+
+def _no_postgres(message: str) -> NoReturn:
+    if os.environ.get("CI"):
+        pytest.fail(f"CI runs the PostgreSQL variants: {message}")
+    pytest.skip(f"PostgreSQL variant skipped: {message}")
 
 
 def with_schema(url: str, schema: str) -> str:
