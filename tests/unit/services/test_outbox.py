@@ -40,3 +40,18 @@ async def test_an_owed_announcement_is_sent_by_its_holder_until_it_lets_go(datab
         assert [o.kind for o in await second.take_due()] == [FINAL_CARD, WINNER]
     finally:
         await storage.close()
+
+
+async def test_a_sent_announcement_is_owed_no_more_and_forgotten_in_time(storage):
+    clock = [1000.0]
+    outbox, other = (Outbox(storage, lambda: clock[0], holder) for holder in ("a", "b"))
+    async with storage.transaction():
+        owed = await outbox.owe(storage, CARD, GROUP, 7, reply_to=70)
+    (taken,) = await outbox.take_due()
+    assert (taken.id, taken.reply_to) == (owed.id, 70)
+    await outbox.settle(taken)
+    outbox.give_back(taken)
+    clock[0] += LEASE_SECONDS + 1  # long after any lease: still nobody sends it again
+    assert await outbox.take_due() == [] and await other.take_due() == []
+    assert await outbox.forget_sent(before=999.0) == 0  # kept a while, as history
+    assert await outbox.forget_sent(before=clock[0]) == 1

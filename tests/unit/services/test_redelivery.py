@@ -137,3 +137,18 @@ async def test_keys_are_kept_as_long_as_telegram_may_deliver_again(storage, data
     await games.tap(PLAYER, PLAYER, board.id, "undo", "q-recent")
     saved = (await storage.game(board.id)).game
     assert (saved.moves, saved.undos_left) == (1, engine.UNDO_LIMIT - 1)
+
+
+async def test_what_an_update_makes_the_bot_post_goes_out_from_one_delivery_alone(database):
+    """Two processes (two storages on one database) handle the same update: one posts."""
+    first, second = await open_storage(database), await open_storage(database)
+    try:
+        here, there = UpdateLog(first), UpdateLog(second)
+        assert await here.first_to_post(f"m{GROUP}:7")
+        assert await here.first_to_post(f"m{GROUP}:7")  # the same delivery's next post
+        assert not await there.first_to_post(f"m{GROUP}:7")
+        assert await there.first_to_post("q99")  # another update: whoever asks first
+        assert not await here.first_to_post("q99")
+    finally:
+        await first.close()
+        await second.close()
