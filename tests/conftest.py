@@ -8,9 +8,10 @@ Every test that uses the `database` fixture (and so `bot`) runs twice: on a SQLi
 PostgreSQL, in a schema of its own (see tests/support/databases.py).
 
 A test's folder says what it drives, and gives it its marker: `e2e` (tests/e2e/), `process`
-(tests/processes/) or `browser` (tests/browser/); `-m "not process and not browser"` is the
-inner loop. Nothing may be logged at ERROR during any test unless it is marked
-`errors_expected`: trouble the bot expects is handled quietly.
+(tests/processes/) or `browser` (tests/browser/). A test that takes seconds by design (it waits
+out Telegram's pace or a flood wait) is marked `slow`, and `-m "not process and not browser and
+not slow"` is the inner loop. Nothing may be logged at ERROR during any test unless it is
+marked `errors_expected`: trouble the bot expects is handled quietly.
 """
 
 from __future__ import annotations

@@ -238,6 +238,7 @@ async def test_a_board_redrawn_just_after_an_upgrade_is_no_error(api, bot):
     assert "1 move" in board.text  # the move was saved, and the game followed the group
 
 
+@pytest.mark.slow  # 300 commands at a group's pace
 async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bot, club):
     anna, bob = club
     mark = api.mark()
@@ -257,6 +258,7 @@ async def test_a_command_flood_in_a_group_stays_within_the_groups_budget(api, bo
         await bot.stop()
 
 
+@pytest.mark.slow  # a group's budget run out
 async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api, bot):
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
     api.add_group(BASIC, "2048 Club", admins={anna.id})

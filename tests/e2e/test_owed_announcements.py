@@ -116,6 +116,7 @@ async def test_an_end_that_falls_in_an_outage_is_announced_soon_after_it(api, ou
     assert_ended_once(api, card_id)
 
 
+@pytest.mark.slow  # waits out a 12 s flood wait
 async def test_a_restart_while_the_group_is_held_back_still_announces_the_end_once(api, bot):
     card_id = await challenge_bob_leads(api, bot.database)
     api.flood.block(GROUP, FLOOD_WAIT)

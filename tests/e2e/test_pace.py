@@ -10,6 +10,8 @@ import asyncio
 import random
 import time
 
+import pytest
+
 from bot.config import TELEGRAM_PACE
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
 from tests.support.databases import put_board, stored_game
@@ -23,6 +25,7 @@ def flood_waits(api) -> list:
     return [r for r in api.requests if r.error_code == 429]
 
 
+@pytest.mark.slow  # twenty seconds of taps at Telegram's pace
 async def test_twenty_seconds_of_fast_taps_meet_no_flood_wait_and_end_on_the_right_board(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board("/new 6", replies=1)  # random taps do not end a 6×6 game
@@ -51,6 +54,7 @@ async def test_twenty_seconds_of_fast_taps_meet_no_flood_wait_and_end_on_the_rig
     assert len(edits) <= pace.burst + seconds * pace.private_per_second + 1, (len(edits), seconds)
 
 
+@pytest.mark.slow  # waits out a flood wait
 async def test_a_flood_wait_is_told_in_the_toasts_holds_back_no_other_chat_and_is_caught_up(
     api, bot
 ):
@@ -96,6 +100,7 @@ async def test_a_flood_wait_is_told_in_the_toasts_holds_back_no_other_chat_and_i
     assert len(flood_waits(api)) == 1  # the bot knocked once, then waited
 
 
+@pytest.mark.slow  # a group's pace over 300 commands
 async def test_three_hundred_commands_in_a_group_leave_it_paced_and_a_player_unhurried(api, bot):
     flood = await taps_during_a_group_flood(api)
     # The group gets its burst, then 20 a minute; its other replies wait their turn.

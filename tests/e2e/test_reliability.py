@@ -74,6 +74,7 @@ async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(api,
     await eventually(lambda: shown_moves(api.stored_message(101, board.message_id).text) == 3)
 
 
+@pytest.mark.slow  # waits out a flood wait on every retry
 async def test_flood_waits_on_every_retry_are_no_error_and_the_board_catches_up_by_itself(api, bot):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
@@ -183,6 +184,7 @@ async def test_an_unexpected_failure_is_logged_with_context_and_the_player_gets_
     del anna
 
 
+@pytest.mark.slow  # taps at a script's and a player's pace
 async def test_a_script_is_throttled_but_a_fast_player_never_is(api, bot):
     fast = User(api, 101, "Fast")
     script = User(api, 202, "Script", "de")
@@ -281,6 +283,7 @@ ADVERSARIAL_TEXTS = [
 
 
 @pytest.mark.no_flood_limits  # many posts in a row: the pace would only slow it down
+@pytest.mark.slow  # 2,400 forged taps
 async def test_fuzzed_buttons_and_texts_are_answered_and_change_no_game(api, bot):
     owner = User(api, 101, "Owner")
     owner_board = await owner.open_board()

@@ -21,6 +21,7 @@ async def thinking_bot(api, database):
     await running.stop()
 
 
+@pytest.mark.slow  # draws long replays
 async def test_a_hint_never_waits_for_replays_and_a_full_queue_says_so_at_once(api, thinking_bot):
     bot = thinking_bot
     viewers = [User(api, 300 + n, f"Viewer {n}") for n in range(RENDERS_QUEUED + 1)]

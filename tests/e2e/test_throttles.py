@@ -18,6 +18,7 @@ def club(api):
     return anna, bob
 
 
+@pytest.mark.slow  # 2,000 taps
 async def test_two_thousand_board_taps_leave_another_members_command_the_next_slot(api, bot, club):
     anna, bob = club
     board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)

@@ -107,6 +107,7 @@ def test_a_short_replay_shows_every_state_then_holds_the_card():
     check_tiles(frames[-1], final, tolerance=8)
 
 
+@pytest.mark.slow  # encodes a 1,000-move replay
 def test_a_1000_move_replay_is_a_20_second_time_lapse_ending_on_the_card():
     actions = LONG_GAME["actions"]
     final_game = engine.replay(4, LONG_GAME["seed"], actions)
