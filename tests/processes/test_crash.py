@@ -6,6 +6,8 @@ import asyncio
 import random
 import sqlite3
 
+import pytest
+
 import engine
 from bot.emulator.api import WAIT_TIMEOUT
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
@@ -61,6 +63,8 @@ async def burst_under_way(api, database, seed: int):
     return process, anna, board, start, codes, queries
 
 
+# Killed with requests on their way: the emulator's server logs each one it lost half-read.
+@pytest.mark.errors_expected
 async def test_sigkill_mid_burst_loses_only_uncommitted_taps(api, database):
     process, anna, board, start, codes, queries = await burst_under_way(api, database, seed=9)
     process.kill()
