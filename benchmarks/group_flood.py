@@ -3,7 +3,7 @@
 The group's replies wait their turn at 20 a minute; a tap in a private chat must not wait for
 them. Prints how long the taps waited for their answers (seconds from the tap to the
 answerCallbackQuery; target: median within 100 ms, none after one of the group's 3 s turns)
-and how many of the group's replies went out meanwhile. tests/test_pace.py checks the same
+and how many of the group's replies went out meanwhile. tests/e2e/test_pace.py checks the same
 scenario's behaviour, without timing it.
 
     .venv/bin/python -m benchmarks.group_flood [--taps 20]

@@ -24,8 +24,8 @@ Three measurements:
   keeps every so many positions that have more than one valid move, and searches each to
   `DEEP_DEPTH` player moves without a time limit. Both use the probability cutoff 1e-4 of
   the published programs (not the solver's faster default), so the file can be remade
-  exactly, as long as the search itself is unchanged. tests/test_solver.py checks the CI setting
-  (depth 3) against the agreement measured here.
+  exactly, as long as the search itself is unchanged. tests/engine/test_solver.py checks the CI
+  setting (depth 3) against the agreement measured here.
 
 Per-decision times are wall-clock times around `best_move`, so they include any time the
 machine gave to other processes; run the benchmark on an otherwise idle machine.
@@ -63,7 +63,7 @@ DEEP_DEPTH = 6
 # The probability cutoff of both the games and the deep search: the published programs'
 # value, pinned so that the file can be remade exactly whatever the solver's own default.
 REFERENCE_CUTOFF = 1e-4
-CI_DEPTH = 3  # keep equal to tests/test_solver.py
+CI_DEPTH = 3  # keep equal to tests/engine/test_solver.py
 
 
 @dataclass
@@ -245,7 +245,7 @@ def bench_agreement(budget_ms: float) -> None:
     )
     for depth in (1, 2, 3, 4):
         share, ms = agreement(data, None, depth)
-        note = "   <- CI setting (tests/test_solver.py)" if depth == CI_DEPTH else ""
+        note = "   <- CI setting (tests/engine/test_solver.py)" if depth == CI_DEPTH else ""
         print(f"  max_depth={depth}, no time limit: {share:6.1%}  ({ms:6.1f} ms/hint){note}")
     share, ms = agreement(data, budget_ms, None)
     print(f"  {budget_ms:g} ms budget (machine-dependent): {share:6.1%}  ({ms:6.1f} ms/hint)")

@@ -1,1 +1,3 @@
-"""Helpers the tests share: harness, databases, boards and processes (fixtures stay in conftest)."""
+"""Helpers the tests share, one module per subject: the running bot and its users (harness),
+databases, boards, groups, processes, the Mini App, the playground, the browser, pictures and
+the data files. Fixtures stay in conftest.py."""

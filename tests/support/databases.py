@@ -1,41 +1,56 @@
 """Test databases: a SQLite file or a PostgreSQL schema of its own, and set-up steps on them.
 
-PostgreSQL is the server at TEST_DATABASE_URL (default
-postgresql://postgres@127.0.0.1:54329/bot2048_test, what `.ci/postgres start DIR` starts);
-without a reachable server its test variants are skipped, except in CI (CI set), where they fail.
+PostgreSQL is the server at TEST_DATABASE_URL (postgresql://postgres@127.0.0.1:54329/bot2048_test
+is what `.ci/postgres start DIR 54329` starts). With it unset, or no server answering there, the
+PostgreSQL variants are skipped, so that the inner loop runs SQLite alone; in CI (CI set) they
+fail instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import sqlite3
 import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import asyncpg
 import pytest
 
 import engine
 from bot.storage import Storage, open_storage
+from bot.storage.schema import POSTGRES, migrations
+from tests.support.data import DATA
 
-DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
+# What `.ci/postgres start /tmp/bot2048-pg 54329` serves, for the skip message.
+LOCAL_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:54329/bot2048_test"
 BACKENDS = ("sqlite", "postgres")
+# The schema of the first release, as it made SQLite databases out there.
+FIRST_RELEASE_SQL = DATA / "first_release.sql"
 # A database is a SQLite file (a Path) or a PostgreSQL URL (a str), as open_storage takes it.
 Database = Path | str
 _server_checked: dict[str, str | None] = {}
 
 
-def postgres_test_url() -> str:
-    return os.environ.get("TEST_DATABASE_URL", "").strip() or DEFAULT_TEST_DATABASE_URL
+def postgres_test_url() -> str | None:
+    """TEST_DATABASE_URL: the server the PostgreSQL variants run on (None: it is not set)."""
+    return os.environ.get("TEST_DATABASE_URL", "").strip() or None
 
 
 async def postgres_server() -> str:
-    """The test server's URL; skips (fails in CI) when no server answers there."""
+    """The test server's URL; skips (fails in CI) when TEST_DATABASE_URL is unset or no
+    server answers there."""
     url = postgres_test_url()
+    if url is None:
+        _no_postgres(
+            "TEST_DATABASE_URL is not set (`.ci/postgres start /tmp/bot2048-pg 54329` starts "
+            f"a server at {LOCAL_TEST_DATABASE_URL})"
+        )
     if url not in _server_checked:
         try:
             connection = await asyncpg.connect(url, timeout=5)
@@ -46,14 +61,17 @@ async def postgres_server() -> str:
             _server_checked[url] = None
     problem = _server_checked[url]
     if problem is not None:
-        message = (
+        _no_postgres(
             f"no PostgreSQL server at TEST_DATABASE_URL={url} ({problem}); start one with "
             "`.ci/postgres start /tmp/bot2048-pg` or point TEST_DATABASE_URL at one"
         )
-        if os.environ.get("CI"):
-            pytest.fail(f"CI runs the PostgreSQL variants: {message}")
-        pytest.skip(f"PostgreSQL variant skipped: {message}")
     return url
+
+
+def _no_postgres(message: str) -> NoReturn:
+    if os.environ.get("CI"):
+        pytest.fail(f"CI runs the PostgreSQL variants: {message}")
+    pytest.skip(f"PostgreSQL variant skipped: {message}")
 
 
 def with_schema(url: str, schema: str) -> str:
@@ -245,5 +263,41 @@ async def wait_until_idle(url: str, pids: list[int], timeout: float = 60.0) -> N
                 f"sessions {pids} still busy after {timeout} s"
             )
             await asyncio.sleep(0.05)
+    finally:
+        await connection.close()
+
+
+async def first_release_database(database: Database, game: engine.Game) -> None:
+    """A database as the first release left it: a player, their running game, a record."""
+    rows = [
+        ("INSERT INTO players (user_id, name) VALUES (42, 'Anna')", ()),
+        (
+            "INSERT INTO games (chat_id, owner_id, size, state, created_at, updated_at) "
+            "VALUES (42, 42, 4, ?, 1000.0, 1010.0)",
+            (json.dumps(engine.to_dict(game), separators=(",", ":")),),
+        ),
+        (
+            "INSERT INTO records (user_id, size, best_score, games_played) VALUES (42, 4, 900, 3)",
+            (),
+        ),
+    ]
+    if not isinstance(database, str):
+        with sqlite3.connect(database) as raw:
+            raw.executescript(FIRST_RELEASE_SQL.read_text())
+            for sql, params in rows:
+                raw.execute(sql, params)
+            raw.execute("PRAGMA user_version = 1")
+        return
+    connection = await asyncpg.connect(database)
+    try:
+        for statement in migrations(POSTGRES)[0]:
+            await connection.execute(statement)
+        await connection.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        await connection.execute("INSERT INTO schema_version (version) VALUES (1)")
+        for sql, params in rows:
+            await connection.execute(sql.replace("?", "$1"), *params)
     finally:
         await connection.close()

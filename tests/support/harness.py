@@ -5,61 +5,51 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bot.config import TELEGRAM_PACE, Config, Pace
+from bot.config import Config
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.lifecycle import BotProcess, running
 from tests.support.boards import button_data
 from tests.support.databases import Database
 
+# Where a test's bot differs from a production one; a test overrides any Config field.
+TEST_CONFIG: dict[str, Any] = {
+    "card_interval": 0.3,  # cards follow their standings within a test's patience
+    "hint_workers_at_start": False,  # most tests ask for no hint: spare the CPU
+    "database_wait": 30.0,  # generous: a busy machine makes queries wait
+}
+
 
 class RunningBot:
-    """One bot process's worth of Application, restartable against the same database."""
+    """One bot process's worth of Application, restartable against the same database.
 
-    def __init__(
-        self,
-        api: FakeBotApi,
-        database: Database,
-        card_interval: float = 0.3,
-        pace: Pace | None = TELEGRAM_PACE,
-        hint_budget_ms: float = 50.0,
-        challenge_sync_interval: float = 60.0,
-        hint_workers_at_start: bool = False,  # most tests ask for no hint: spare the CPU
-        database_wait: float = 30.0,  # generous: a busy machine makes queries wait
-        webapp_url: str | None = None,
-    ) -> None:
+    Its Config is production's with TEST_CONFIG applied, then the test's `overrides` (any
+    Config field: `pace=None`, `webapp_url=...`).
+    """
+
+    def __init__(self, api: FakeBotApi, database: Database, **overrides: Any) -> None:
         self.api = api
         self.database = database
-        self.card_interval = card_interval
-        self.pace = pace
-        self.hint_budget_ms = hint_budget_ms
-        self.challenge_sync_interval = challenge_sync_interval
-        self.hint_workers_at_start = hint_workers_at_start
-        self.database_wait = database_wait
-        self.webapp_url = webapp_url
+        postgres = isinstance(database, str)
+        self.config = replace(
+            Config(
+                token=api.token,
+                base_url=api.base_url,
+                database=Path("unused.sqlite3") if postgres else Path(database),
+                database_url=database if postgres else None,
+            ),
+            **{**TEST_CONFIG, **overrides},
+        )
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
-        postgres = isinstance(self.database, str)
-        config = Config(
-            token=self.api.token,
-            base_url=self.api.base_url,
-            database=Path("unused.sqlite3") if postgres else Path(self.database),
-            database_url=self.database if postgres else None,
-            card_interval=self.card_interval,
-            pace=self.pace,
-            hint_budget_ms=self.hint_budget_ms,
-            challenge_sync_interval=self.challenge_sync_interval,
-            hint_workers_at_start=self.hint_workers_at_start,
-            database_wait=self.database_wait,
-            webapp_url=self.webapp_url,
-        )
         self._stack = contextlib.AsyncExitStack()
         self.process: BotProcess = await self._stack.enter_async_context(
-            running(config, poll_timeout=1)
+            running(self.config, poll_timeout=1)
         )
         self.application = self.process.application
 

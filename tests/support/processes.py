@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.support.databases import Database
 
@@ -21,6 +22,27 @@ PUBLIC_URL = "https://bot2048.example/telegram"  # what Telegram is told; never 
 # Seconds a bot process may take to start or stop: a Python start-up on a busy machine can
 # take many seconds, and a test waits for the moment it is ready, never for a fixed time.
 PROCESS_TIMEOUT = 60.0
+# Every bot process started here: tests/processes/conftest.py stops those still running when
+# their test ends, whether it passed, failed or timed out.
+_started: list[asyncio.subprocess.Process] = []
+
+
+async def spawn_bot(
+    *args: str, env: dict[str, str], cwd: Path = ROOT, **options: Any
+) -> asyncio.subprocess.Process:
+    """`python -m bot` with `args`: the only way a test starts one, so that none outlives it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args, cwd=cwd, env=env, **options
+    )
+    _started.append(process)
+    return process
+
+
+async def stop_leftovers() -> None:
+    """Stop every bot process the test started that still runs (SIGTERM, then SIGKILL)."""
+    running = [process for process in _started if process.returncode is None]
+    _started.clear()
+    await asyncio.gather(*(terminate(process) for process in running))
 
 
 def bot_env(api, database: Database, **settings: str) -> dict[str, str]:
@@ -44,9 +66,7 @@ async def start_bot_process(api, database: Database) -> asyncio.subprocess.Proce
     """`python -m bot` polling the emulator, once it is ready (its command menus are set)."""
     env = bot_env(api, database)
     mark = api.mark()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
-    )
+    process = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
     try:
         await api.wait_request("setMyCommands", after=mark, timeout=PROCESS_TIMEOUT)
     except TimeoutError:
@@ -101,9 +121,7 @@ class WebhookProcess:
             PORT=str(self.port),
             LISTEN="127.0.0.1",
         )
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "--webhook", cwd=ROOT, env=env
-        )
+        self.process = await spawn_bot("--webhook", env=env)
         deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
         while True:  # listening once a connection is accepted
             assert self.process.returncode is None, "the bot process exited"
@@ -206,10 +224,7 @@ def playground_env(**values: str) -> dict[str, str]:
 
 async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Process:
     """A playground in `folder` (its default database is there), on a free port."""
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
+    return await spawn_bot(
         "--playground",
         "--port",
         "0",

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import engine
 from bot.storage import open_storage
-
-LONG_GAME = json.loads((Path(__file__).parents[1] / "data" / "long_game.json").read_text())
+from tests.support.data import LONG_GAME
 
 
 async def give_long_games(database: Path | str, players: range) -> None:

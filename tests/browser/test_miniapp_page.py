@@ -1,0 +1,404 @@
+"""The Mini App's page in a real browser: Debian's Chromium at phone size, with touch.
+
+The page loads from the API's routes on 127.0.0.1 exactly as a Telegram client opens it
+(the launch parameters in the URL fragment, bot/emulator/webapp.py), and Telegram's script
+is answered by the emulator's stand-in. Every request the page makes is recorded: nothing
+may load from anywhere else.
+
+`WEBAPP_SCREENSHOTS=docs .venv/bin/pytest tests/browser/test_miniapp_page.py -k "screenshots or
+playground"` also writes the screenshots of docs/playing.md: light, dark, and in the
+playground.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from PIL import Image
+
+import engine
+from bot.config import MINIAPP_PATH
+from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
+from bot.playground import open_playground
+from bot.web.miniapp.api import STATIC
+from tests.engine.test_rules import (
+    DIFFERENT_NEVER_MERGE,
+    FROZEN,
+    GAPS_CLOSE_FIRST,
+    INVALID,
+    ONE_MERGE_PER_TILE,
+    ORACLE,
+    PAIRS_FROM_THE_EDGE,
+    blank,
+    place,
+)
+from tests.support.boards import shown_board
+from tests.support.browser import be, chromium, modules_page, type_and_send
+from tests.support.databases import put_board, stored_game, without_clock
+from tests.support.harness import User, eventually
+from tests.support.miniapp import game_id
+from tests.support.playground import ANNA
+from tests.support.processes import ROOT
+
+# One backend is enough for the browser: the API's own tests run on both.
+SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
+PHONE = {"width": 360, "height": 740}
+OFFSETS = {"left": (-90, 0), "right": (90, 0), "up": (0, -90), "down": (0, 90)}
+# Resolves once the page's slides and pops have ended (after the next frames start any).
+SETTLED = """new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
+    .then(() => Promise.all(document.getAnimations().map((animation) => animation.finished)))"""
+
+
+@dataclass
+class Phone:
+    page: Any
+    requests: list[str]
+    # The page's one DevTools session for touch input (one per swipe can drop a touch's end).
+    touch: Any
+
+
+@contextlib.asynccontextmanager
+@contextlib.asynccontextmanager
+async def phone(url: str, allowed: str):
+    """Chromium at phone size with touch, on `url`; only `allowed` and Telegram's script load."""
+    async with chromium() as browser:
+        context = await browser.new_context(
+            viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True
+        )
+        await context.route(
+            TELEGRAM_SCRIPT,
+            lambda route: route.fulfill(path=STAND_IN, content_type="text/javascript"),
+        )
+        page = await context.new_page()
+        page.set_default_timeout(20_000)
+        failures: list[str] = []
+        requests: list[str] = []
+        page.on("pageerror", lambda error: failures.append(str(error)))
+        page.on("request", lambda request: requests.append(request.url))
+        await page.goto(url)
+        await page.wait_for_selector("body[data-ready=true][data-idle=true]")
+        yield Phone(page, requests, await context.new_cdp_session(page))
+        assert not failures, failures
+        strangers = [u for u in requests if not u.startswith(allowed) and u != TELEGRAM_SCRIPT]
+        assert strangers == []
+
+
+async def swipe(phone: Phone, direction: str) -> None:
+    """One finger across the board, as Chromium's touch input sends it."""
+    box = await phone.page.locator("#board").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    dx, dy = OFFSETS[direction]
+    cdp = phone.touch
+    points = [(x, y), (x + dx / 2, y + dy / 2), (x + dx, y + dy)]
+    await cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [p(points[0])]}
+    )
+    for point in points[1:]:
+        await cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [p(point)]})
+    await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def p(point: tuple[float, float]) -> dict[str, float]:
+    return {"x": point[0], "y": point[1]}
+
+
+def board_attribute(board: tuple[int, ...]) -> str:
+    return ",".join(str(value) for value in board)
+
+
+async def shows(page, game: engine.Game) -> None:
+    """Wait until the page is idle on exactly this game's board and score."""
+    selector = (
+        f'body[data-idle=true][data-board="{board_attribute(game.board)}"]'
+        f'[data-score="{game.score}"]'
+    )
+    try:
+        await page.wait_for_selector(selector)
+    except Exception:
+        shown = await page.evaluate("JSON.stringify(document.body.dataset)")
+        toast = await page.locator("#toast").inner_text()
+        raise AssertionError(f"want {selector}, page shows {shown}, toast {toast!r}") from None
+
+
+class Expected:
+    """The engine's game after the same actions: what page, database and chat must show."""
+
+    def __init__(self, game: engine.Game) -> None:
+        self.game = game
+
+    def act(self, action: engine.Action) -> None:
+        turn = engine.act(self.game, action, 1.0)
+        if turn.changed:
+            self.game = turn.game
+
+
+def page_url(webbot, user: dict, theme: dict[str, str], game: int) -> str:
+    page = f"{webbot.web_base}{MINIAPP_PATH}/?game={game}"
+    return launch_url(page, webbot.api.token, user, theme)
+
+
+@SQLITE_ONLY
+async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, http):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    rows = [[1024, 1024, 0, 0], [0] * 4, [0] * 4, [0, 0, 0, 2]]
+    prepared = await put_board(webbot.database, 101, 101, rows, moves=600, score=20000)
+    expected = Expected(prepared)
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        calls = "Telegram.WebApp.calls.map((call) => call[0])"
+        assert {"ready", "expand", "BackButton.show"} <= set(await page.evaluate(calls))
+        await swipe(phone_, "left")  # 1024 + 1024: the 2048 banner
+        expected.act("left")
+        await shows(page, expected.game)
+        assert "HapticFeedback.impactOccurred" in await page.evaluate(calls)
+        banner = page.locator("#banner")
+        assert "2048!" in await banner.inner_text()
+        await banner.get_by_role("button", name="▶️ Keep going").click()
+        expected.act("keep")
+        await shows(page, expected.game)
+        assert await banner.is_hidden()
+        pattern = ["left", "up", "right", "up", "down", "left", "up", "right", "up", "left"]
+        directions = [pattern[i % len(pattern)] for i in range(50)]
+        for burst, start in enumerate(range(0, 50, 10)):
+            for direction in directions[start : start + 10]:  # faster than the answers
+                await swipe(phone_, direction)
+                expected.act(direction)
+            await shows(page, expected.game)
+            if burst == 0:
+                await page.locator("#undo").click()
+                expected.act("undo")
+                await shows(page, expected.game)
+                await page.locator("#hint").click()
+                await page.locator("#toast", has_text="💡 Try").wait_for()
+        for key, direction in (("ArrowDown", "down"), ("a", "left"), ("w", "up"), ("D", "right")):
+            await page.keyboard.press(key)
+            expected.act(direction)
+            await shows(page, expected.game)
+        await page.evaluate("Telegram.WebApp.pressBackButton()")
+        assert (await page.evaluate(calls))[-1] == "close"
+    final = expected.game
+    assert without_clock(await stored_game(webbot.database, 101, 101)) == without_clock(final)
+    assert final.moves > 600 + 40 and final.undos_left == engine.UNDO_LIMIT - 1
+
+    def chat_shows_it() -> bool:
+        return shown_board(api.stored_message(101, board.message_id).text) == final.board
+
+    await eventually(chat_shows_it, timeout=30)
+    (records,) = await anna.send("/best")
+    assert f"Best score: {final.score:,}" in records
+
+
+@SQLITE_ONLY
+async def test_big_tiles_read_as_in_the_chat_drawn_or_merged_on_the_page(api, webbot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    rows = [[65536, 65536, 0, 0], [131072, 0, 0, 0], [0] * 4, [0, 0, 0, 2]]
+    expected = Expected(await put_board(webbot.database, 101, 101, rows))
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        labels = "[...document.querySelectorAll('#tiles .tile')].map((t) => t.textContent).sort()"
+        assert await page.evaluate(labels) == ["128k", "2", "65536", "65536"]
+        await page.keyboard.press("ArrowLeft")
+        expected.act("left")
+        await shows(page, expected.game)
+        await page.evaluate(SETTLED)
+        merged = page.locator("#tiles .tile.merge")  # drawn by the page before the answer
+        assert await merged.inner_text() == "128k"
+        assert await merged.get_attribute("class") == "tile v2048 merge digits4"
+        shown = await page.evaluate(labels)
+        assert shown.count("128k") == 2 and len(shown) == 4  # and the 2, and the new tile
+
+
+def _pixel(image: Image.Image, x: float, y: float) -> tuple[int, int, int]:
+    return image.getpixel((round(x), round(y)))[:3]
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    value = int(color.lstrip("#"), 16)
+    return value >> 16, (value >> 8) & 255, value & 255
+
+
+def _near(seen: tuple[int, int, int], want: tuple[int, int, int]) -> bool:
+    return all(abs(a - b) <= 3 for a, b in zip(seen, want, strict=True))
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    ("theme", "two", "four"),
+    [(LIGHT_THEME, "#eee4da", "#ede0c8"), (DARK_THEME, "#4a4f57", "#5d5a4c")],
+    ids=["light", "dark"],
+)
+async def test_screenshots_at_phone_width_light_and_dark(api, webbot, theme, two, four):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    rows = [[2, 4, 8, 16], [32, 64, 128, 256], [512, 1024, 0, 0], [0, 0, 0, 2]]
+    await put_board(webbot.database, 101, 101, rows)
+    url = page_url(webbot, api.world.users[101], theme, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        await page.wait_for_selector(
+            f'body[data-board="{board_attribute(tuple(v for row in rows for v in row))}"]'
+        )
+        await page.evaluate("document.fonts.ready")
+        png = await page.screenshot()
+        if os.environ.get("WEBAPP_SCREENSHOTS"):
+            name = "light" if theme is LIGHT_THEME else "dark"
+            (ROOT / os.environ["WEBAPP_SCREENSHOTS"] / f"webapp-{name}.png").write_bytes(png)
+        box = await page.locator("#board").bounding_box()
+        first = await page.locator("#cells .cell").first.bounding_box()
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    assert image.width == PHONE["width"]
+    # The page's own background is the theme's.
+    assert _near(_pixel(image, 2, image.height - 2), _rgb(theme["bg_color"]))
+    gap, cell = first["x"] - box["x"], first["width"]
+    colours = {2: two, 4: four, 8: "#f2b179", 16: "#f59563", 512: "#edc850", 1024: "#edc53f"}
+    empty = []
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            # The tile's centre column, above its number.
+            x = box["x"] + gap + c * (cell + gap) + cell / 2
+            y = box["y"] + gap + r * (cell + gap) + cell * 0.15
+            seen = _pixel(image, x, y)
+            if value == 0:
+                empty.append(seen)
+            elif value in colours:
+                assert _near(seen, _rgb(colours[value])), (value, seen)
+    assert len(set(empty)) == 1 and not _near(empty[0], _rgb(two))
+
+
+def _rule_cases() -> list[tuple[list[list[int]], str]]:
+    """Every board and direction of tests/engine/test_rules.py's slide tables."""
+    cases = []
+    for param in ORACLE:
+        before, direction, _, _ = param.values
+        for row_index in (0, 3):
+            board = blank(4)
+            board[row_index] = list(before)
+            cases.append((board, direction))
+    for table in (ONE_MERGE_PER_TILE, PAIRS_FROM_THE_EDGE, GAPS_CLOSE_FIRST, DIFFERENT_NEVER_MERGE):
+        for param in table:
+            line = param.values[0]
+            for direction in ("left", "right", "up", "down"):
+                for index in range(4):
+                    for others in (None, FROZEN):
+                        cases.append(
+                            (place(line, direction, index=index, others=others), direction)
+                        )
+    for param in INVALID:
+        cases.append((param.values[0], param.values[1]))
+    columns = [[4, 0, 2, 16], [4, 8, 0, 0], [4, 0, 2, 0], [0, 8, 4, 16]]
+    cases += [(columns, "up"), (columns, "down")]
+    cases.append(([[2, 2, 2, 2], [0, 4, 4, 8], [8, 0, 0, 8], [2, 4, 8, 16]], "right"))
+    for size, row in (
+        (5, [2, 2, 2, 2, 2]),
+        (6, [2, 2, 2, 2, 2, 2]),
+        (6, [2, 0, 2, 0, 4, 4]),
+        (6, [0, 0, 0, 0, 0, 65536]),
+        (6, [131072, 131072, 0, 0, 0, 0]),
+    ):
+        board = blank(size)
+        board[size - 1] = row
+        cases.append((board, "left"))
+    return cases
+
+
+async def test_the_pages_slide_equals_the_engine_on_every_rule_case():
+    cases = _rule_cases()
+    assert len(cases) > 300
+    async with chromium() as browser:
+        page = await modules_page(browser, STATIC)
+        results = await page.evaluate(
+            """async (cases) => {
+              const { slide } = await import("./slide.js");
+              return cases.map(([rows, direction]) => {
+                const size = rows.length;
+                const result = slide(rows.flat(), size, direction);
+                const rowsAfter = [];
+                for (let r = 0; r < size; r++) {
+                    rowsAfter.push(result.board.slice(r * size, (r + 1) * size));
+                }
+                return [rowsAfter, result.gained];
+              });
+            }""",
+            cases,
+        )
+    for (rows, direction), (after, gained) in zip(cases, results, strict=True):
+        assert engine.slide(rows, direction) == (after, gained), (rows, direction)
+
+
+async def test_the_playgrounds_swipe_button_opens_the_mini_app_beside_the_chat(tmp_path):
+    database = tmp_path / "playground.sqlite3"
+    async with open_playground(0, database, poll_timeout=1) as playground, chromium() as browser:
+        page = await browser.new_page(viewport={"width": 1200, "height": 800})
+        page.set_default_timeout(20_000)
+        failures: list[str] = []
+        page.on("pageerror", lambda error: failures.append(str(error)))
+        await page.goto(playground.url)
+        await page.wait_for_selector("body[data-ready=true]")
+        await be(page, ANNA, "Anna")
+        await type_and_send(page, "/start")
+        board = page.locator(".msg.bot.has-keyboard").filter(has=page.locator(".emoji-grid"))
+        await board.last.locator(".kb-button", has_text="👆 Swipe").click()
+        frame = page.frame_locator("#mini-app-frame")
+        await frame.locator("body[data-ready=true][data-idle=true]").wait_for()
+        mini_app = page.frame(url=lambda url: "/app/" in url)
+        assert mini_app is not None
+        opening = await mini_app.evaluate("document.body.dataset.seq")
+        await frame.locator("#board").click()  # the keys go to the frame from now on
+        for key in ("ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"):
+            await page.keyboard.press(key)
+        await frame.locator(f'body[data-idle=true]:not([data-seq="{opening}"])').wait_for()
+        shown = await mini_app.evaluate("document.body.dataset.board")
+        api = playground.api
+
+        def chat_shows_it() -> bool:
+            message = api.last_bot_message(ANNA)
+            stored = api.stored_message(ANNA, message["message_id"])
+            return ",".join(map(str, shown_board(stored.text))) == shown
+
+        await eventually(chat_shows_it, timeout=30)
+        if os.environ.get("WEBAPP_SCREENSHOTS"):
+            path = ROOT / os.environ["WEBAPP_SCREENSHOTS"] / "webapp-playground.png"
+            await page.locator(".msg[data-message-id] .emoji-grid >> nth=-1").wait_for()
+            path.write_bytes(await page.screenshot())
+        await mini_app.evaluate("Telegram.WebApp.pressBackButton()")
+        await page.locator("#mini-app").wait_for(state="hidden")
+        assert not failures, failures
+
+
+@SQLITE_ONLY
+async def test_game_over_offers_a_new_game_in_any_size(api, webbot):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    # One empty cell; sliding left moves it to the corner, and a 2 or a 4 there has no pair.
+    rows = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 8], [0, 8, 16, 32]]
+    await put_board(webbot.database, 101, 101, rows, moves=30)
+    url = page_url(webbot, api.world.users[101], DARK_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        await swipe(phone_, "left")
+        banner = page.locator("#banner")
+        await banner.get_by_text("Game over").wait_for()
+        sizes = banner.get_by_role("button")
+        assert await sizes.all_inner_texts() == [
+            "↩️ Undo",
+            "Classic 4×4",
+            "Large 5×5",
+            "Huge 6×6",
+        ]
+        mark = api.mark()
+        await banner.get_by_role("button", name="Large 5×5").click()
+        await page.wait_for_selector("body[data-idle=true][data-seq='0']")
+        assert len((await page.get_attribute("body", "data-board")).split(",")) == 25
+        assert await banner.is_hidden()
+    sent = await api.wait_request("sendMessage", after=mark, chat_id=101, timeout=30)
+    assert "Large 5×5" in sent.params["text"]
+    assert (await stored_game(webbot.database, 101, 101)).size == 5

@@ -1,0 +1,1 @@
+"""The Bot API emulator itself, driven by python-telegram-bot's own client."""

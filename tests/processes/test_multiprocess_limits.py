@@ -1,0 +1,147 @@
+"""Limits that hold across bot processes sharing one PostgreSQL database, with real processes.
+
+One process takes a bot's updates by polling, or any number by webhook, never both; a group
+never has more than three running challenges however many processes create them at once; a
+player's picture is drawn by one process at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import asyncpg
+
+from bot.models import NewChallenge
+from bot.storage import open_storage
+from tests.support.databases import count_rows
+from tests.support.harness import User
+from tests.support.processes import (
+    PUBLIC_URL,
+    SECRET,
+    WebhookProcess,
+    bot_env,
+    free_port,
+    refused_at_start,
+    spawn_bot,
+    start_all,
+    start_bot_process,
+    stop_cleanly,
+)
+
+GROUP = -100888
+
+
+async def refused_start(api, database: str, *args: str, **settings: str) -> str:
+    """Start `python -m bot`: it must exit 1 at once with one line and no traceback."""
+    process = await spawn_bot(
+        *args, env=bot_env(api, database, **settings), stderr=asyncio.subprocess.PIPE
+    )
+    return (await refused_at_start(process))[1]
+
+
+def webhook_settings() -> dict[str, str]:
+    return {
+        "WEBHOOK_URL": PUBLIC_URL,
+        "WEBHOOK_SECRET": SECRET,
+        "LISTEN": "127.0.0.1",
+        "PORT": str(free_port()),
+    }
+
+
+async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, postgres):
+    mark = api.mark()
+    first = await start_bot_process(api, postgres)
+    try:
+        await api.wait_request("getUpdates", after=mark, timeout=30)  # started, and polling
+        line = await refused_start(api, postgres)
+        assert "already takes its updates" in line and "password" not in line
+        line = await refused_start(api, postgres, "--webhook", **webhook_settings())
+        assert "a polling process of this bot is running" in line
+        anna = User(api, 1201, "Anna")
+        assert (await anna.send("/best"))[0]  # the first process still serves
+    finally:
+        await stop_cleanly(first)
+    mark = api.mark()
+    second = await start_bot_process(api, postgres)  # the lock went with the first process
+    await api.wait_request("getUpdates", after=mark, timeout=30)
+    await stop_cleanly(second)
+
+
+async def test_a_poller_beside_webhook_processes_is_refused(api, postgres):
+    webhooks = [WebhookProcess(api, postgres), WebhookProcess(api, postgres)]
+    await start_all(webhooks)  # webhook processes share the bot
+    try:
+        line = await refused_start(api, postgres)
+        assert "already takes its updates" in line
+    finally:
+        assert await asyncio.gather(*(p.stop() for p in webhooks)) == [0, 0]
+
+
+async def waiting_for_lock(database: str, name: str) -> bool:
+    """Whether a session waits for the transaction lock `name` (Storage.hold_chat's)."""
+    connection = await asyncpg.connect(database)
+    try:
+        return await connection.fetchval(
+            "SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+            "AND (classid::bigint << 32 | objid::bigint) = hashtextextended($1, 0)",
+            f"bot2048:{name}",
+        )
+    finally:
+        await connection.close()
+
+
+async def test_a_challenge_created_while_another_process_adds_the_third_is_refused(api, postgres):
+    """The count and the insert of another process's /challenge happen in between this
+    process's count and its insert: the group's lock makes this one count after it."""
+    anna = User(api, 1351, "Anna")
+    api.add_group(GROUP, "Crowded", admins={anna.id})
+    process = WebhookProcess(api, postgres)
+    await process.start()
+    elsewhere = await open_storage(postgres)  # another process, creating the third challenge
+    try:
+        api.webhook_targets = [process.url]
+        for _ in range(2):
+            api.send_text(anna.id, GROUP, "/challenge 10m")
+            await api.wait_request("sendMessage", chat_id=GROUP, timeout=30)
+        now = time.time()
+        async with elsewhere.transaction():
+            await elsewhere.hold_chat(GROUP)
+            await elsewhere.insert_challenge(
+                NewChallenge(GROUP, "Crowded", "en", anna.id, 4, 7, "abcdefgh", now + 600), now
+            )
+            mark = api.mark()
+            api.send_text(anna.id, GROUP, "/challenge 10m")
+            answered = lambda: api.find_requests("sendMessage", after=mark, chat_id=GROUP)  # noqa: E731
+            while not answered() and not await waiting_for_lock(postgres, f"chat:{GROUP}"):
+                await asyncio.sleep(0.05)
+        reply = await api.wait_request("sendMessage", after=mark, chat_id=GROUP, timeout=30)
+        assert "already has 3 challenges" in reply.params["text"]
+        assert await count_rows(postgres, "challenges", "chat_id = ? AND finished = 0", GROUP) == 3
+    finally:
+        await elsewhere.close()
+        assert await process.stop() == 0
+
+
+async def test_a_picture_drawn_by_another_process_holds_the_next_one_back(api, postgres):
+    process = WebhookProcess(api, postgres)
+    await process.start()
+    try:
+        api.webhook_targets = [process.url]
+        anna = User(api, 1401, "Anna")
+        board = await anna.open_board()
+        await anna.tap(board, "⬅️", edit=False)
+        await anna.tap(board, "⬆️", edit=False)
+        elsewhere = await open_storage(postgres)  # another process, drawing Anna's card
+        try:
+            async with elsewhere.exclusive(f"job:{anna.id}") as claimed:
+                assert claimed
+                (answer,) = await anna.send("/share")
+                assert "still making your last picture" in answer
+            mark = api.mark()
+            api.send_text(anna.id, anna.id, "/share")
+            await api.wait_request("sendPhoto", after=mark, chat_id=anna.id, timeout=30)
+        finally:
+            await elsewhere.close()
+    finally:
+        assert await process.stop() == 0

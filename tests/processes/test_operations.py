@@ -1,0 +1,156 @@
+"""What a real bot process's web server serves: /healthz and /metrics to the operator's
+platform, the Mini App's page and API to players."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot.config import MINIAPP_PATH
+from bot.emulator import FakeBotApi
+from tests.support.boards import shown_moves
+from tests.support.databases import stored_game
+from tests.support.harness import User, eventually
+from tests.support.miniapp import WEBAPP_URL, init_data
+from tests.support.processes import bot_env, free_port, spawn_bot, terminate
+
+
+class WebProcess:
+    """`python -m bot` polling the emulator, with its web server on a port of its own."""
+
+    def __init__(self, api: FakeBotApi, database, **settings: str) -> None:
+        self.port = free_port()
+        self.env = bot_env(api, database, PORT=str(self.port), LISTEN="127.0.0.1", **settings)
+        self.api = api
+        self.process: asyncio.subprocess.Process | None = None
+
+    def url(self, path: str, port: int | None = None) -> str:
+        return f"http://127.0.0.1:{port or self.port}{path}"
+
+    async def __aenter__(self) -> WebProcess:
+        mark = self.api.mark()
+        self.process = await spawn_bot(env=self.env, stderr=asyncio.subprocess.PIPE)
+        await self.api.wait_request("getUpdates", after=mark, timeout=30)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self.process is not None
+        await terminate(self.process)
+
+    async def get(self, path: str, port: int | None = None) -> tuple[int, str]:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(self.url(path, port)) as response,
+        ):
+            return response.status, await response.text()
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """The scraped samples by (name, labels)."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+async def test_metrics_count_what_players_did_and_health_is_ok(api, tmp_path):
+    async with WebProcess(api, tmp_path / "bot.sqlite3") as bot:
+        assert await bot.get("/healthz") == (200, "ok\n")
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()
+        for label in ("⬅️", "➡️", "⬆️", "⬇️"):  # on a fresh board, one of them moves at least
+            await anna.tap(board, label, edit=False)
+        await eventually(lambda: shown_moves(anna.board().text) >= 1, timeout=10)
+        api.send_text(anna.id, anna.id, "/replay")
+        await api.wait_request("sendAnimation", chat_id=anna.id, timeout=60)
+        status, text = await bot.get("/metrics")
+        while samples(text).get(("bot2048_tap_to_edit_seconds_count", ()), 0) < 1:
+            status, text = await bot.get("/metrics")  # the edit's end is counted just after it
+    assert status == 200
+    scraped = samples(text)
+    assert scraped[("bot2048_updates_handled_total", (("kind", "message"),))] >= 1
+    assert scraped[("bot2048_updates_handled_total", (("kind", "callback_query"),))] >= 1
+    assert scraped[("bot2048_games_started_total", ())] == 1
+    assert scraped[("bot2048_moves_applied_total", ())] >= 1
+    assert scraped[("bot2048_tap_to_edit_seconds_count", ())] >= 1
+    assert scraped[("bot2048_database_wait_seconds_count", ())] >= 1
+    for gauge in ("bot2048_pacer_queued", "bot2048_pacer_longest_wait_seconds"):
+        assert (
+            gauge,
+            (),
+        ) in scraped  # their values: tests/unit/transport/test_pacer.py's backlog test
+    assert scraped[("bot2048_render_seconds_count", (("kind", "replay"),))] == 1
+    assert scraped[("bot2048_flood_waits", ())] == 0
+    assert scraped[("bot2048_telegram_429_total", ())] == 0
+    assert ("process_resident_memory_bytes", ()) in scraped
+    assert api.token.partition(":")[2] not in text
+
+
+async def test_metrics_can_be_switched_off_or_served_on_localhost_alone(api, tmp_path):
+    async with WebProcess(api, tmp_path / "off.sqlite3", METRICS="off") as bot:
+        assert (await bot.get("/metrics"))[0] == 404
+        assert (await bot.get("/healthz"))[0] == 200
+    own = free_port()
+    async with WebProcess(api, tmp_path / "own.sqlite3", METRICS=f"127.0.0.1:{own}") as bot:
+        assert (await bot.get("/metrics"))[0] == 404
+        status, text = await bot.get("/metrics", port=own)
+        assert status == 200 and "bot2048_updates_handled_total" in text
+
+
+async def test_health_is_503_with_one_line_while_telegram_cannot_be_reached(tmp_path):
+    api = FakeBotApi()
+    await api.start()
+    port = api.port
+    try:
+        async with WebProcess(api, tmp_path / "bot.sqlite3", TELEGRAM_RETRY_MAX_SECONDS="1") as bot:
+            await api.stop()  # Telegram is gone: the long polls fail from now on
+            status, text = 200, ""
+            while status == 200:  # retried within limits at first, then 503
+                status, text = await bot.get("/healthz")
+                await asyncio.sleep(0.2)
+            assert status == 503
+            assert text.startswith("no answer from Telegram for ") and text.count("\n") == 1
+            assert api.token.partition(":")[2] not in text and "127.0.0.1" not in text
+            await api.start(port=port)
+            while (await bot.get("/healthz"))[0] != 200:
+                await asyncio.sleep(0.2)
+    finally:
+        with contextlib.suppress(Exception):
+            await api.stop()
+
+
+async def test_health_is_503_with_one_line_while_the_database_is_gone(api, proxied):
+    proxy, url = proxied
+    async with WebProcess(api, url) as bot:
+        assert await bot.get("/healthz") == (200, "ok\n")
+        proxy.cut()
+        status, text = await bot.get("/healthz")
+        assert status == 503 and text.startswith("the database") and text.count("\n") == 1
+        assert "127.0.0.1" not in text
+        proxy.restore()
+        while (await bot.get("/healthz"))[0] != 200:
+            await asyncio.sleep(0.2)
+
+
+async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp_path, http):
+    """`python -m bot` with WEBAPP_URL and PORT: the page and its API on the one web server."""
+    User(api, 101, "Anna")
+    database = tmp_path / "bot.sqlite3"
+    async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
+        status, html = await bot.get(f"{MINIAPP_PATH}/")
+        assert status == 200 and "telegram-web-app.js" in html
+        init = init_data(api.token, 101)
+        async with http.post(
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init}
+        ) as answer:
+            assert answer.status == 200
+            opened = await answer.json()
+        async with http.post(
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
+        ) as answer:
+            assert answer.status == 401
+    assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])

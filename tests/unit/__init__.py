@@ -1,0 +1,1 @@
+"""One module of bot/ at a time, without the Application: unit/<package>/ mirrors bot/<package>/."""

@@ -1,0 +1,1 @@
+"""bot/handlers/: what the update callbacks compute without a running Application."""

@@ -1,0 +1,1 @@
+"""bot/playground/: the playground's own logic, apart from the page and the bot it runs."""

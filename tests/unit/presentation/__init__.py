@@ -1,0 +1,1 @@
+"""bot/presentation/: texts, boards, keyboards, pictures and catalogs, independent of Telegram."""

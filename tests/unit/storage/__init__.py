@@ -1,0 +1,1 @@
+"""bot/storage/: both backends, their schema and their migrations."""
