@@ -8,16 +8,13 @@ from collections.abc import Callable
 import pytest
 
 import engine
-from bot.codecs import challenge_payload
-from bot.services.challenges import (
+from bot.codecs import (
     DEFAULT_DURATION,
-    MAX_OPEN_PER_GROUP,
     ChallengeArgsError,
-    ChallengeService,
-    JoinStatus,
+    challenge_payload,
     parse_challenge_args,
-    payload,
 )
+from bot.services.challenges import MAX_OPEN_PER_GROUP, ChallengeService, JoinStatus
 from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
@@ -164,7 +161,7 @@ async def test_a_challenge_nobody_could_see_gives_its_place_back(storage):
     await challenges.set_card(shown, 700)
     assert not await challenges.withdraw(shown)  # its card is up: players may join it
     joined = await challenges.create(GROUP, "Club", "en", CREATOR, 4, 3600)
-    await challenges.join(payload(joined), PLAYERS[0])
+    await challenges.join(challenge_payload(joined), PLAYERS[0])
     assert not await challenges.withdraw(joined)
     assert {c.id for c in await storage.open_challenges(GROUP)} == {shown.id, joined.id}
 
@@ -174,7 +171,7 @@ async def test_overdue_challenges_end_once_each_and_the_others_run_on(storage):
     challenges = challenges_on(storage, clock)
     short = await challenges.create(GROUP, "Club", "en", CREATOR, 4, 600)
     long = await challenges.create(GROUP, "Club", "en", CREATOR, 4, 3600)
-    await challenges.join(payload(short), PLAYERS[0])
+    await challenges.join(challenge_payload(short), PLAYERS[0])
     clock.now += 600
     assert await challenges.finish_overdue() == 1
     assert await challenges.finish_overdue() == 0

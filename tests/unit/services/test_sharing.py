@@ -5,13 +5,13 @@ once."""
 from __future__ import annotations
 
 import engine
-from bot.codecs import challenge_payload
+from bot.codecs import challenge_payload, duel_payload
 from bot.models import ObligationKind, StoredGame
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
-from bot.services.sharing import DuelStatus, SharingService, duel_payload, rival_state
+from bot.services.sharing import DuelStatus, SharingService, rival_state
 from bot.storage import Storage
 from tests.support.boards import moving_code
 from tests.support.databases import put_board
