@@ -312,16 +312,17 @@ class GameService:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.AWAITING_CHOICE)
         if stored.game.over:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.GAME_OVER)
-        assert self._hints is not None, "a GameService that gives hints is given a HintService"
-        direction = stored.shown_hint or await self._hints.suggest(
-            stored.game.board, stored.game.size
-        )
+        direction = stored.shown_hint or await self._search(stored)
         if direction is None:
             return HintResult(HintStatus.NO_MOVE, stored)
         saved = await self.save_hint(stored, direction, update_key)
         if saved is None or saved.shown_hint is None:
             return HintResult(HintStatus.MOVED_ON, stored)
         return HintResult(HintStatus.SHOWN, saved)
+
+    async def _search(self, stored: StoredGame) -> str | None:
+        assert self._hints is not None, "a GameService that gives hints is given a HintService"
+        return await self._hints.suggest(stored.game.board, stored.game.size)
 
     async def save_hint(
         self, searched: StoredGame, direction: str, update_key: str | None = None

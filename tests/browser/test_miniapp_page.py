@@ -63,7 +63,6 @@ class Phone:
 
 
 @contextlib.asynccontextmanager
-@contextlib.asynccontextmanager
 async def phone(url: str, allowed: str):
     """Chromium at phone size with touch, on `url`; only `allowed` and Telegram's script load."""
     async with chromium() as browser:
