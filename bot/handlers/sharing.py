@@ -12,7 +12,7 @@ from telegram.error import BadRequest, Forbidden
 
 import engine
 from bot.chat.boards import send_board
-from bot.chat.pictures import duel_link, post_card, send_replay, uploaded_card
+from bot.chat.pictures import duel_link, post_card, refusal, send_replay, uploaded_card
 from bot.chat.posts import reply, update_key
 from bot.codecs import parse_replay_args
 from bot.handlers.context import BotContext, display_name
@@ -35,7 +35,7 @@ async def share(update: Update, context: BotContext) -> None:
     t = audience.for_chat
     stored = await context.runtime.sharing.subject(audience.chat_id, audience.player.user_id)
     if stored is None or stored.game.moves == 0:
-        reply(context.application, update, t._("You have no game to show yet. /new starts one."))
+        reply(context.application, update, captions.nothing_to_show(t))
         return
     await post_card(context.application, update, audience.chat_id, stored, t)
 
@@ -61,7 +61,7 @@ async def replay(update: Update, context: BotContext) -> None:
             )
             return
     if stored is None or stored.game.moves == 0:
-        reply(context.application, update, t._("You have no game to show yet. /new starts one."))
+        reply(context.application, update, captions.nothing_to_show(t))
         return
     if stored.actions is None:
         reply(
@@ -71,13 +71,8 @@ async def replay(update: Update, context: BotContext) -> None:
     # Its place in the picture queue is taken now, so a full queue is said at once.
     try:
         slot = context.runtime.workers.claim(stored.owner_id)
-    except Busy:
-        reply(
-            context.application, update, t._("Your last picture is still being made. One moment.")
-        )
-        return
-    except Crowded:
-        reply(context.application, update, captions.crowded(t))
+    except (Busy, Crowded) as error:
+        reply(context.application, update, refusal(t, error))
         return
     if not await context.runtime.update_log.first_to_post(update_key(update)):
         slot.release()

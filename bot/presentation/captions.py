@@ -100,6 +100,10 @@ def challenge_running(t: Translator) -> str:
     )
 
 
+def nothing_to_show(t: Translator) -> str:
+    return t._("You have no game to show yet. /new starts one.")
+
+
 def busy(t: Translator) -> str:
     return t._("Your last picture is still being made. One moment.")
 

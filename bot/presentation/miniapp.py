@@ -12,7 +12,7 @@ from typing import Any
 
 import engine
 from bot.models import StoredGame
-from bot.presentation import render
+from bot.presentation import captions, render
 from bot.presentation.i18n import Translator
 
 TAGS = re.compile(r"<[^>]+>")
@@ -80,5 +80,5 @@ def tile_labels() -> dict[str, str]:
 
 def share_toast(t: Translator, shared: bool) -> str:
     if not shared:
-        return t._("You have no game to show yet. /new starts one.")
+        return captions.nothing_to_show(t)
     return t._("Your picture is in the chat.")
