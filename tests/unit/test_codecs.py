@@ -23,12 +23,14 @@ from bot.codecs import (
     LANGUAGE_PATTERN,
     NEW_PATTERN,
     GameTap,
+    ReplayAsk,
     game_tap,
     language,
     new_game,
     parse_game_tap,
     parse_language,
     parse_new_game,
+    parse_replay_args,
 )
 from bot.presentation.i18n import LANGUAGES
 
@@ -174,3 +176,22 @@ def test_data_of_the_buttons_alphabet_is_accepted_only_as_a_builder_writes_it(da
     else:
         assert language(code) == data
     assert len(claimed_by(data)) <= 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("", ReplayAsk()),
+        ("best", ReplayAsk(best=True)),
+        ("BEST 5", ReplayAsk(best=True, size=5)),
+        ("best 6x6", ReplayAsk(best=True, size=6)),
+        ("best 5×5", ReplayAsk(best=True, size=5)),
+    ],
+)
+def test_replay_arguments_are_read_as_players_type_them(typed, asked):
+    assert parse_replay_args(typed.split()) == asked
+
+
+@pytest.mark.parametrize("typed", ["best 7", "best 5 6", "worst", "5", "best five", "best 5x6"])
+def test_other_replay_arguments_are_refused(typed):
+    assert parse_replay_args(typed.split()) is None
