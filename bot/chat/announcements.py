@@ -27,7 +27,7 @@ from bot.wiring import Runtime
 log = logging.getLogger(__name__)
 Sender = Callable[[Bot, Runtime, Obligation], Awaitable[None]]
 SENDERS: dict[ObligationKind, Sender] = {
-    ObligationKind.CARD: cards.post_card,
+    ObligationKind.CARD: cards.post_challenge_card,
     ObligationKind.FINAL_CARD: cards.show_final_card,
     ObligationKind.WINNER: cards.announce_winner,
     ObligationKind.DUEL_RESULT: duels.tell_result,

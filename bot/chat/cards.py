@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 CARD_TOP = 10
 
 
-async def post_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
+async def post_challenge_card(bot: Bot, runtime: Runtime, obligation: Obligation) -> None:
     """Post a new challenge's card, as the answer to its /challenge, and remember it."""
     challenge = await runtime.storage.challenge(obligation.subject_id)
     if challenge is None or challenge.message_id is not None or challenge.finished:
