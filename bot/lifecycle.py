@@ -26,11 +26,10 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import Application, CallbackContext
+from telegram.ext import Application
 
 from bot import metrics, profile
 from bot.app import build_application
@@ -38,6 +37,7 @@ from bot.chat.announcements import catch_up
 from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
 from bot.config import Config, Webhook
+from bot.handlers.context import BotContext
 from bot.services.redelivery import KEEP_SECONDS
 from bot.startup import TokenRejected
 from bot.storage import StorageUnavailable, open_storage
@@ -47,7 +47,7 @@ from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import MiniApp
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
-from bot.wiring import Runtime, build_runtime, runtime_of
+from bot.wiring import Runtime, build_runtime
 
 log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -262,9 +262,6 @@ async def _stop(application: Application, runtime: Runtime) -> None:
         await runtime.outbox.release()
 
 
-Context = CallbackContext[Any, Any, Any, Any]
-
-
 def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -> None:
     assert application.job_queue is not None
     jobs = application.job_queue
@@ -282,25 +279,25 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
         )
 
 
-async def _catch_up(context: Context) -> None:
-    await catch_up(context.bot, runtime_of(context.application))
+async def _catch_up(context: BotContext) -> None:
+    await catch_up(context.bot, context.runtime)
 
 
-async def _forget_old_deliveries(context: Context) -> None:
-    runtime = runtime_of(context.application)
+async def _forget_old_deliveries(context: BotContext) -> None:
+    runtime = context.runtime
     forgotten = await runtime.update_log.forget_old()
     log.debug("forgot %d handled updates too old to be delivered again", forgotten)
     sent = await runtime.outbox.forget_sent(time.time() - KEEP_SECONDS)
     log.debug("forgot %d announcements sent long ago", sent)
 
 
-async def _forget_idle_paces(context: Context) -> None:
-    shared = runtime_of(context.application).shared
+async def _forget_idle_paces(context: BotContext) -> None:
+    shared = context.runtime.shared
     assert shared is not None, "scheduled only with a shared database"
     await shared.forget_paces(FORGET_PACES_AFTER)
 
 
-async def _schedule_open_challenges(context: Context) -> None:
+async def _schedule_open_challenges(context: BotContext) -> None:
     await schedule_open_challenges(context.application)
 
 
