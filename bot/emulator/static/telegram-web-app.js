@@ -141,19 +141,32 @@
     postEvent("web_app_trigger_haptic_feedback", { type, ...style });
   }
 
-  /* CloudStorage's keys, kept in the page's own storage so that they outlast a reload, as
-   * Telegram's cloud does. */
+  /* CloudStorage's keys, also kept in the page's own storage where the browser allows it
+   * (a frame's may be refused), so that they outlast a reload as Telegram's cloud does. */
+  const cloud = {};
+  function stored(key) {
+    try {
+      return localStorage.getItem(`__cloud__${key}`);
+    } catch {
+      return null;
+    }
+  }
   const CloudStorage = {
     setItem(key, value, callback) {
       throwsBelow("6.9", "CloudStorage");
-      localStorage.setItem(`__cloud__${key}`, String(value));
+      cloud[key] = String(value);
+      try {
+        localStorage.setItem(`__cloud__${key}`, cloud[key]);
+      } catch {
+        // Kept for the page's life only.
+      }
       record("CloudStorage.setItem", key);
       setTimeout(() => callback?.(null, true));
       return CloudStorage;
     },
     getItem(key, callback) {
       throwsBelow("6.9", "CloudStorage");
-      const value = localStorage.getItem(`__cloud__${key}`) ?? "";
+      const value = cloud[key] ?? stored(key) ?? "";
       setTimeout(() => callback?.(null, value));
       return CloudStorage;
     },
