@@ -201,13 +201,39 @@ async def test_telegram_web_old_and_new_clients_and_every_height(api, webbot):
                     await page.keyboard.press(key)
                 await frame.locator(f'body[data-idle=true]:not([data-seq="{seq}"])').wait_for()
                 assert await app.evaluate("document.getAnimations().length") == 0
+                if version == "8.0":
+                    await shares_to_any_chat_and_offers_the_home_screen_once(api, page, app)
                 if version != "6.0":  # 6.0 has no back button: Telegram shows its own close
                     await page.evaluate("send('back_button_pressed')")
                     await page.wait_for_function(
                         "window.events.some(([name]) => name === 'web_app_close')"
                     )
                 assert complaints == [], (version, complaints)
-    assert (await stored_game(webbot.database, 101, 101)).moves > 0
+
+
+async def posted(page, name: str, count: int = 1) -> list[Any]:
+    """What the page has posted to Telegram Web under `name`, once it has `count` of them."""
+    has = f"window.events.filter(([n]) => n === '{name}').length >= {count}"
+    await page.wait_for_function(has)
+    return [data for n, data in await page.evaluate("window.events") if n == name]
+
+
+async def shares_to_any_chat_and_offers_the_home_screen_once(api, page, app) -> None:
+    """8.0: 📤 hands Telegram a prepared message of the card; the third game started from the
+    page offers the home screen, and later ones do not again."""
+    await app.locator("#share").click()
+    (sent,) = await posted(page, "web_app_send_prepared_message")
+    assert api.world.prepared_messages[sent["id"]].user_id == 101
+    for game in range(4):
+        shown = await app.evaluate("document.body.dataset.game")
+        await app.locator("#new").click()
+        await app.locator("#banner").get_by_role("button", name="Classic 4×4").click()
+        await app.locator(f'body[data-idle=true]:not([data-game="{shown}"])').wait_for()
+        if game == 2:
+            await posted(page, "web_app_add_to_home_screen")
+    await posted(page, "web_app_check_home_screen")
+    names = [n for n, _ in await page.evaluate("window.events")]
+    assert names.count("web_app_add_to_home_screen") == 1
 
 
 def ax_nodes(tree: dict) -> list[tuple[str, str]]:

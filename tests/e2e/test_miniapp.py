@@ -308,6 +308,11 @@ async def test_undo_keep_going_new_game_and_share(api, webbot, http):
     assert shared["toast"] == "Your picture is in the chat."
     # Behind the paced redraws of the three moves, and drawn in a worker process.
     await api.wait_request("sendPhoto", chat_id=101, timeout=30)
+    # A client that shares to any chat itself gets the card as a prepared message.
+    prepared = await anna_page.post("share", game=state["game"], prepare=True)
+    kept = api.world.prepared_messages[prepared["prepared"]]
+    assert kept.user_id == 101 and kept.allowed == {"user", "group", "channel"}
+    assert kept.result["type"] == "photo" and "points on Classic 4×4" in kept.result["caption"]
     started = await anna_page.post("new", game=state["game"], size=5)
     assert started["size"] == 5 and started["game"] != state["game"]
     # Sent again (a retry of the same request), it is the same new game.

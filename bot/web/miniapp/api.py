@@ -56,6 +56,9 @@ class Chat(Protocol):
     async def share(self, stored: StoredGame, language: str) -> bool:
         """Send the game's card into its chat; False if there is nothing to show yet."""
 
+    async def prepare(self, stored: StoredGame, language: str) -> tuple[str | None, str]:
+        """The card as a message the player may send anywhere: its id, or None and why not."""
+
 
 @dataclass
 class MiniApp:
@@ -238,9 +241,14 @@ class Api:
         return await self._state(started, call.language)
 
     async def share(self, call: Call) -> dict[str, Any]:
+        """The card into the game's chat; with `prepare`, for a client that shares it to any
+        chat itself, the prepared message's id instead."""
         stored = await self._game(call)
-        shared = await self.app.chat.share(stored, call.language)
         state = await self._state(stored, call.language)
+        if call.body.get("prepare") is True:
+            state["prepared"], state["toast"] = await self.app.chat.prepare(stored, call.language)
+            return state
+        shared = await self.app.chat.share(stored, call.language)
         state["toast"] = miniapp.share_toast(translator(call.language), shared)
         return state
 

@@ -12,7 +12,17 @@ import { ApiError, call } from "./api.js";
 import { $, Board, SLIDE_MS } from "./board.js";
 import { listen } from "./input.js";
 import { DIRECTIONS, slide } from "./slide.js";
-import { gameStarted, haptic, load, save, setUp, telegramLanguage, tg } from "./telegram.js";
+import {
+  gameStarted,
+  haptic,
+  load,
+  save,
+  setUp,
+  shareMessage,
+  sharesMessages,
+  telegramLanguage,
+  tg,
+} from "./telegram.js";
 
 const catalog = JSON.parse($("catalog").textContent);
 const board = new Board({ act, startNew });
@@ -167,6 +177,16 @@ async function once(name, body) {
   }
 }
 
+/* 📤: the card to a chat the player picks where the client can (shareMessage), else into
+ * the game's own chat. */
+async function share() {
+  if (!sharesMessages()) {
+    await once("share", {});
+  } else if ((await once("share", { prepare: true })) && state.prepared) {
+    shareMessage(state.prepared);
+  }
+}
+
 async function startNew(size) {
   queue = [];
   if (await once("new", { size })) gameStarted();
@@ -191,7 +211,7 @@ function wire() {
   $("undo").addEventListener("click", () => act("undo"));
   $("hint").addEventListener("click", () => once("hint", {}));
   $("new").addEventListener("click", () => board.showSizes());
-  $("share").addEventListener("click", () => once("share", {}));
+  $("share").addEventListener("click", share);
   $("contrast").addEventListener("click", togglePalette);
   $("retry").addEventListener("click", () => wake?.());
   tg.onEvent("themeChanged", applyTheme);

@@ -178,6 +178,7 @@ export class Board {
     }
     $("banner").hidden = buttons.childElementCount === 0;
     $("banner-text").textContent = state.banner || (state.active ? "" : texts.pick);
+    document.body.dataset.game = state.game;
     document.body.dataset.seq = state.seq;
     document.body.dataset.board = state.board.join(",");
     document.body.dataset.score = state.score;

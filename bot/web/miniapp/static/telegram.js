@@ -28,6 +28,13 @@ export function haptic() {
   if (since("6.1")) tg.HapticFeedback.impactOccurred("light");
 }
 
+/* From 8.0 the player shares the card to a chat they pick, as a prepared message. */
+export const sharesMessages = () => since("8.0");
+
+export function shareMessage(id) {
+  tg.shareMessage(id);
+}
+
 /* The player's settings: in Telegram's cloud where the client has it (6.9), else in the
  * browser's storage, which some web views refuse. */
 export function load(key) {
