@@ -19,7 +19,7 @@ waits are deliberate), with the Mini App's routes on 127.0.0.1. Printed:
     page weight            the page's own files as served, its texts in every language
                            included, without Telegram's script (target <= 100 KB)
 
-    .venv/bin/python -m benchmarks.webapp [--moves 400] [--clients 4] [--presses 100]
+    .venv/bin/python -m benchmarks.miniapp [--moves 400] [--clients 4] [--presses 100]
 """
 
 from __future__ import annotations
