@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import engine
 from bot.models import Challenge
 from bot.presentation import render
-from bot.presentation.i18n import translator
+from bot.presentation.i18n import group_zone, translator
 from bot.presentation.leaderboards import challenge_card, end_time
 from bot.presentation.names import group_name, player_name, safe_name
 from tests.support.boards import shown_board
@@ -166,7 +167,11 @@ SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
     ],
 )
 def test_a_challenge_end_is_on_the_groups_clock_with_its_zone_named(reader, group, moment, shown):
-    assert end_time(translator(reader), moment, group) == shown
+    assert end_time(translator(reader), moment, group_zone(group)) == shown
+
+
+def test_a_group_that_chose_no_language_keeps_utc_whoever_reads():
+    assert group_zone(None) == group_zone("en") == ZoneInfo("UTC")
 
 
 @pytest.mark.parametrize(
@@ -181,7 +186,7 @@ def test_a_challenge_card_says_when_it_ends(language, line):
     challenge = Challenge(
         -100, "Club", language, 7, 4, 1, "abcdefgh", WINTER, id=1, message_id=None, finished=False
     )
-    card = challenge_card(translator(language), challenge, [], 0, 10)
+    card = challenge_card(translator(language), challenge, [], 0, 10, group_zone(language))
     assert card.split("\n")[1] == line
 
 
