@@ -12,13 +12,15 @@ from bot.presentation.render import share_button, size_name
 
 
 def card_keyboard(
-    t: Translator, duel_link: str | None, inline_mode: bool
+    t: Translator, duel_link: str | None, shared: int | None
 ) -> InlineKeyboardMarkup | None:
+    """▶️ for a duel, and a 📤 sharing the game `shared` (None: inline mode is off, or the
+    card is an inline result already)."""
     row = []
     if duel_link is not None:
         row.append(InlineKeyboardButton("▶️ " + t._("Play it"), url=duel_link))
-    if inline_mode:
-        row.append(share_button(t))
+    if shared is not None:
+        row.append(share_button(t, shared))
     return InlineKeyboardMarkup([row]) if row else None
 
 

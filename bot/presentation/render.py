@@ -186,9 +186,13 @@ def outcome_toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     return toasts.get(outcome) if outcome is not None else None
 
 
-def share_button(t: Translator) -> InlineKeyboardButton:
-    """📤: pick any chat, where the bot's inline mode offers the player's cards and a duel."""
-    return InlineKeyboardButton("📤 " + t._("Share"), switch_inline_query="")
+def share_button(t: Translator, game_id: int) -> InlineKeyboardButton:
+    """📤: pick any chat, where the bot's inline mode offers this game's card and a duel on
+    it (the query names the game: a challenge entry is not the player's latest game), then
+    the player's best cards."""
+    return InlineKeyboardButton(
+        "📤 " + t._("Share"), switch_inline_query=codecs.share_query(game_id)
+    )
 
 
 def _button(text: str, data: str) -> InlineKeyboardButton:
@@ -225,7 +229,7 @@ def board_keyboard(
     """
     new = _button("🆕 " + t._("New game"), codecs.new_game())
     undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
-    extra = [[share_button(t)]] if share else []
+    extra = [[share_button(t, game_id)]] if share else []
     if ended:
         return InlineKeyboardMarkup([[new], *extra])
     swipe = []
