@@ -39,6 +39,7 @@ async def test_the_friends_board_names_the_rival_and_the_score_to_beat(api, bot)
     board = ben.board()
     title = board.text.split("\n")[0]
     assert f"vs \u2068Anna\u2069 · {annas.game.score} to beat" in title
+    assert "Best:" not in board.text  # Ben's own best is no part of this race
     # Anna plays on: Ben still races her game as it was shared.
     await _shared_game(bot.database, anna, 1)
     code = moving_code(await stored_game(bot.database, 202, 202))

@@ -34,11 +34,22 @@ def test_every_tile_up_to_the_largest_possible_has_its_own_emoji():
     assert render.tile_emoji(131072) != render.tile_emoji(262144)
 
 
+def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_best():
+    challenge = Challenge(
+        -100, "Club", "en", 7, 4, 1, "abcdefgh", WINTER, id=1, message_id=None, finished=False
+    )
+    game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
+    text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
+    assert "Score: <b>56</b> · Challenge top: 412" in text and "912" not in text
+    leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
+    assert "Challenge top: 56" in leading  # the player's own score leads
+
+
 def test_each_grid_line_is_exactly_one_emoji_per_cell():
     game = _game([[2, 4, 8, 0, 0, 0], [131072, 0, 0, 0, 0, 0]] + [[0] * 6] * 4)
     text = render.board_text(EN, game, best=0)
     lines = text.split("\n")
-    grid = lines[2:8]
+    grid = lines[1:7]
     assert all(len(line) == 6 for line in grid)  # one code point per cell, nothing else
     assert grid[1][0] == render.tile_emoji(131072)
 
