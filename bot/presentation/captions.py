@@ -68,11 +68,14 @@ def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
         score=t.number(target.score),
         size=size_name(t, target.size),
     )
-    as_shared = t._(
-        "You race {name}'s game as it stood when it was shared, after {moves}: "
+    # One sentence per number, not "{n} moves" put in: German says "nach 54 Zügen".
+    as_shared = t.ngettext(
+        "You race {name}'s game as it stood when it was shared, after {n} move: "
         "what they played since does not count.",
+        "You race {name}'s game as it stood when it was shared, after {n} moves: "
+        "what they played since does not count.",
+        target.moves,
         name=name,
-        moves=t.ngettext("{n} move", "{n} moves", target.moves),
     )
     return intro + " " + as_shared
 

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import engine
-from bot.models import Challenge
-from bot.presentation import render
+from bot.models import Challenge, Player
+from bot.presentation import captions, render
 from bot.presentation.i18n import group_zone, translator
 from bot.presentation.leaderboards import challenge_card, end_time
 from bot.presentation.names import group_name, player_name, safe_name
@@ -225,3 +225,13 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
         assert safe_name(blank, "Player 42") == "Player 42", repr(blank)
     assert player_name(translator("de"), "\u3164", 123456789) == "Spieler 6789"
     assert group_name(translator("nl"), "\u200e", -100200300) == "Groep 0300"
+
+
+@pytest.mark.parametrize(
+    ("language", "moves", "said"),
+    [("de", 54, "nach 54 Zügen:"), ("de", 1, "nach 1 Zug:"), ("nl", 1, "na 1 zet:")],
+)
+def test_a_duels_intro_counts_the_shared_moves_in_the_languages_own_case(language, moves, said):
+    rival = replace(engine.new_game(4, 1, 0.0), moves=moves, score=412)
+    intro = captions.duel_started(translator(language), Player(7, "Anna"), rival)
+    assert said in intro
