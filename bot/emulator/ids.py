@@ -6,7 +6,8 @@ comes back after a restart next to a kept database (the playground) must therefo
 kind of id above every id an earlier run handed out. `Ids` keeps that promise with a record
 kept elsewhere: before an id is handed out, the first id past a block of them is written down
 (`reserve`), so a run killed at any moment has only promised ids it may have used, and the next
-run starts at the record. In memory, with no record, ids start where Telegram's tests expect.
+run starts at the record. With no record to keep (the tests), each kind starts at a fixed
+number.
 """
 
 from __future__ import annotations

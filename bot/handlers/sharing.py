@@ -87,8 +87,8 @@ async def inline_query(update: Update, context: BotContext) -> None:
 
     The game is the one the query names, from a board's or a card's 📤 (a challenge entry,
     say), when it is the player's own; else their private chat's. Inline results can only
-    show pictures Telegram already has, so a card not sent before
-    is uploaded to the player's private chat, silently, and deleted there at once. An answer
+    show pictures Telegram already has, so a card not sent before is uploaded to the
+    player's private chat, silently, and deleted there at once. An answer
     is kept a few seconds per player and query, as Telegram keeps it (`cache_time`): a
     client asking again, or a script asking thousands of times, costs no reads and no cards.
     """

@@ -65,8 +65,8 @@ def player_language(player: Player, telegram_code: str | None = None) -> str:
 
 def group_zone(chosen: str | None) -> ZoneInfo:
     """The one zone of a group's clock times, whoever reads them and wherever: that of the
-    language its admins chose. Not the reader's, nor a card's: members of one group read in
-    several languages, and each challenge card is worded in its creator's."""
+    language its admins chose, UTC if they chose none. Not the reader's, nor a card's: members
+    of one group read in several languages, and each challenge card is worded in its creator's."""
     return ZoneInfo(GROUP_TIME_ZONES.get(chosen or DEFAULT_LANGUAGE, GROUP_TIME_ZONES["en"]))
 
 
