@@ -452,6 +452,9 @@ async def test_browser_on_a_phone_the_chat_has_the_screen_mini_app_media_and_the
         assert await page.locator(f'.chat-item[data-chat-id="{ANNA}"] .badge').count() == 0
 
         await page.locator(f'.chat-item[data-chat-id="{ANNA}"]').click()
+        await type_and_send(page, "/share")
+        await loaded_width(page, ".msg.bot img.media")
+        await page.wait_for_function(MEDIA_SHOWN, arg=".msg.bot img.media")
         await type_and_send(page, "/replay")
         await loaded_width(page, ".msg.bot video.media")
         await page.wait_for_function(MEDIA_SHOWN, arg=".msg.bot video.media")
