@@ -79,7 +79,7 @@ class ChatEcho:
             f"card-{stored.id}-{stored.game.moves}",
             photo,
             caption=caption,
-            reply_markup=captions.card_keyboard(t, duel_link(bot, stored), inline_mode=False),
+            reply_markup=captions.card_keyboard(t, duel_link(bot, stored), shared=None),
         )
         prepared = await bot.save_prepared_inline_message(
             stored.owner_id,
