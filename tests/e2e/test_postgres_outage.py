@@ -89,3 +89,31 @@ async def test_a_tap_that_finds_every_connection_busy_gets_an_apology_soon(api, 
     (busy,) = log_lines("is unavailable")
     assert "no connection within 1 s" in busy.getMessage()
     assert len(log_lines("is back")) == 1
+
+
+@pytest.mark.parametrize("cut", ["reset", "black hole"])
+async def test_a_tap_in_an_outage_gets_an_apology_and_the_first_tap_after_it_plays(
+    api, running, log_lines, cut
+):
+    """A black hole (connections kept open, their bytes swallowed) is told by a timeout alone:
+    the tap still gets its apology, the chat's lock is let go, and the pool's connections,
+    dead from the same cut, are not handed to the taps that follow the database's return."""
+    proxy, bot = running
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await board_linked(bot, anna.id, board.message_id)
+    moves = await bot.application.bot_data.runtime.storage.active_game(anna.id, anna.id)
+    (proxy.cut if cut == "reset" else proxy.black_hole)()
+    for label in ("⬅️", "➡️"):
+        answer, _ = await anna.tap(board, label, edit=False)
+        assert answer["text"] == APOLOGY
+    proxy.restore()
+    mark = api.mark()
+    for label in ("⬆️", "⬇️", "⬅️"):
+        answer, _ = await anna.tap(board, label, edit=False)
+        assert answer["text"] != APOLOGY, label
+    await api.wait_request("editMessageText", after=mark, chat_id=anna.id)
+    game = await bot.application.bot_data.runtime.storage.active_game(anna.id, anna.id)
+    assert game.actions != moves.actions  # the taps after the return were saved
+    assert len(log_lines("is unavailable")) == 1
+    assert len(log_lines("is back")) == 1
