@@ -37,6 +37,7 @@ from bot.app import build_application
 from bot.chat.announcements import catch_up
 from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
+from bot.chat.jobs import Callback, bounded, limit_for
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
 from bot.services.redelivery import KEEP_SECONDS
@@ -282,18 +283,19 @@ async def _stop(application: Application, runtime: Runtime) -> None:
 def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -> None:
     assert application.job_queue is not None
     jobs = application.job_queue
-    # What a restart, an outage or another process left owed, now and every few seconds.
-    jobs.run_repeating(_catch_up, interval=config.outbox_interval, first=0, name="catch-up")
-    jobs.run_repeating(
-        _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
-    )
-    if runtime.shared is not None:
-        jobs.run_repeating(_forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces")
+
+    def every(callback: Callback, interval: float, name: str, first: float | None = None) -> None:
+        """A repeating job, each run cut off before the next one is due."""
         jobs.run_repeating(
-            _schedule_open_challenges,
-            interval=config.challenge_sync_interval,
-            name="schedule-open-challenges",
+            bounded(callback, limit_for(interval)), interval=interval, first=first, name=name
         )
+
+    # What a restart, an outage or another process left owed, now and every few seconds.
+    every(_catch_up, config.outbox_interval, "catch-up", first=0)
+    every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
+    if runtime.shared is not None:
+        every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
+        every(_schedule_open_challenges, config.challenge_sync_interval, "schedule-open-challenges")
 
 
 async def _catch_up(context: BotContext) -> None:

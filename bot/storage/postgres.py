@@ -285,9 +285,15 @@ class PostgresStorage(Storage):
     async def _on(self, connection: asyncpg.Connection, step: Awaitable[Any]) -> Any:
         """Await one step on `connection`, its failure to reach the server made
         `StorageUnavailable`: a lost connection, a statement the server cancelled at `wait`,
-        or an answer that never came (the connection closed, the pool's others renewed)."""
+        or an answer that never came (the connection closed, the pool's others renewed).
+        A step cancelled closes the connection."""
         try:
             result = await step
+        except asyncio.CancelledError:
+            # Cut off (a job past its time, a stop): no cancel request to wait for, on a
+            # connection that may be silent, and whatever it left open ends with it.
+            connection.terminate()
+            raise
         except TimeoutError:
             connection.terminate()
             await self._pool.expire_connections()
@@ -350,6 +356,12 @@ class PostgresStorage(Storage):
             token = _BOUND.set((self, connection, asyncio.current_task()))
             try:
                 yield
+            except asyncio.CancelledError:
+                _BOUND.reset(token)
+                # No ROLLBACK to wait for, on a connection that may be silent: closed, it
+                # ends its transaction on the server all the same.
+                connection.terminate()
+                raise
             except BaseException:
                 _BOUND.reset(token)
                 # A connection closed on the way ends its transaction with it, on the server.
@@ -560,8 +572,7 @@ class UpdatesLock:
                 await self._watch
             self._watch = None
         if self._connection is not None:
-            try:  # the lock goes with the session
-                await self._connection.close(timeout=self._wait)
-            except _CANNOT_CONNECT:
-                self._connection.terminate()
+            # The lock goes with the session, which ends when its socket closes: nothing to
+            # wait for from a server that may not answer.
+            self._connection.terminate()
             self._connection = None
