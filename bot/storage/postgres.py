@@ -456,6 +456,17 @@ def _cannot_open(url: str, error: BaseException) -> StorageUnavailable:
 _CANNOT_CONNECT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
+# The session a connection is: its server process and when it started.
+_SESSION = "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+# End the session $1 that started at $2, if it is still there. CASE decides the order: the
+# session is found first, and no other is ever ended.
+_END_SESSION = """
+    SELECT CASE WHEN EXISTS (
+        SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2
+    ) THEN pg_terminate_backend($1) ELSE false END
+"""
+
+
 class LockTaken(StorageUnavailable):
     """Another process of the bot holds the updates lock in a way that excludes this one."""
 
@@ -473,8 +484,10 @@ class UpdatesLock:
 
     The server drops it too when it restarts, or when the connection breaks, so the
     connection is watched (`WATCH_EVERY`, and at once when it closes) and the lock taken
-    again as soon as the server answers, tried every `RETAKE_EVERY` seconds; a process that
-    finds it taken by another meanwhile sets `lost`, and its run ends with `reason`.
+    again as soon as the server answers, tried every `RETAKE_EVERY` seconds. A connection
+    that went silent may leave its session, and the lock, on the server for a while: that
+    session, this process's own, is ended first. A process that finds the lock taken by
+    another meanwhile sets `lost`, and its run ends with `reason`.
     """
 
     # Seconds between two looks at the lock's connection; a look waits `wait` at most.
@@ -487,6 +500,7 @@ class UpdatesLock:
         self._polling = polling
         self._wait = wait
         self._connection: asyncpg.Connection | None = None
+        self._session: asyncpg.Record | None = None  # the lock's session: pid, start
         self._closed = asyncio.Event()
         self._watch: asyncio.Task[None] | None = None
         self.lost = asyncio.Event()
@@ -507,6 +521,7 @@ class UpdatesLock:
             got = await connection.fetchval(
                 f"SELECT pg_try_advisory_lock{kind}({_SCHEMA_KEY})", self._key, timeout=self._wait
             )
+            session = await connection.fetchrow(_SESSION, timeout=self._wait)
         except _CANNOT_CONNECT as error:
             connection.terminate()
             raise _cannot_open(self._url, error) from None
@@ -522,9 +537,30 @@ class UpdatesLock:
                 f"a polling process of this bot is running on {describe_url(self._url)}: "
                 "stop it before starting webhook processes"
             )
+        self._session = session
         self._closed.clear()
         connection.add_termination_listener(lambda _: self._closed.set())
         return connection
+
+    async def _end_lost_session(self) -> bool:
+        """End the session this process held the lock on, if the server still keeps it (its
+        client's packets vanished, and the server has not found out yet); whether it did.
+        The session is told by its pid and its start, since a restarted server reuses pids."""
+        if self._session is None:
+            return False
+        pid, started = self._session
+        try:
+            connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        except _CANNOT_CONNECT:
+            return False
+        try:
+            ended = await connection.fetchval(_END_SESSION, pid, started, timeout=self._wait)
+        except _CANNOT_CONNECT:
+            return False
+        finally:
+            connection.terminate()
+        self._session = None
+        return bool(ended)
 
     async def _alive(self, connection: asyncpg.Connection) -> bool:
         """Whether the connection, and so the lock, is still there: closed, or silent for
@@ -559,6 +595,9 @@ class UpdatesLock:
             try:
                 return await self._take()
             except LockTaken as error:
+                if await self._end_lost_session():
+                    await asyncio.sleep(self.RETAKE_EVERY)
+                    continue
                 self.reason = f"lost the updates lock: {error}"
                 self.lost.set()
                 return None

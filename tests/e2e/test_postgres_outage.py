@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from tests.support.harness import RunningBot, User
+from tests.support.harness import RunningBot, User, eventually
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
 # The database going away is logged at ERROR, once: the operator must hear of it.
@@ -117,3 +117,8 @@ async def test_a_tap_in_an_outage_gets_an_apology_and_the_first_tap_after_it_pla
     assert game.actions != moves.actions  # the taps after the return were saved
     assert len(log_lines("is unavailable")) == 1
     assert len(log_lines("is back")) == 1
+    # The updates lock's connection went the same way, and the lock is this process's again.
+    lock = bot.process.updates_lock
+    assert lock is not None
+    await eventually(lambda: bool(log_lines("is held again")))
+    assert not lock.lost.is_set(), lock.reason
