@@ -1,16 +1,20 @@
-"""One poller per bot and database, for the poller's whole life: a PostgreSQL restart drops
-the advisory lock with every session, and the poller takes it again as soon as the server is
-back, so that a second poller started then is refused, as it is at any other time."""
+"""One poller per bot and database, or webhook processes only, for the processes' whole life:
+a PostgreSQL restart drops the advisory lock with every session, and each process takes it
+again as soon as the server is back, so that a poller started then is refused, as it is at
+any other time, and never removes the webhook."""
 
 from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 
 from tests.support.harness import User
+from tests.support.pgserver import OwnPostgres
 from tests.support.processes import (
     PROCESS_TIMEOUT,
+    WebhookProcess,
     bot_env,
     refused_at_start,
     spawn_bot,
@@ -46,3 +50,39 @@ async def test_a_poller_holds_its_lock_again_after_a_restart_and_a_second_is_ref
     await User(api, 202, "Bob").open_board()  # the first poller serves on
     assert not api.find_requests("getUpdates", ok=False), "two pollers met at Telegram"
     await stop_cleanly(first)
+
+
+async def shared_locks(server: OwnPostgres) -> int:
+    """How many sessions hold an advisory lock shared: the webhook processes' updates locks."""
+    connection = await asyncpg.connect(server.url())
+    try:
+        return await connection.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock'"
+        )
+    finally:
+        await connection.close()
+
+
+@pytest.mark.errors_expected  # the database's going away is logged at ERROR
+async def test_webhook_processes_hold_their_lock_again_so_no_poller_removes_the_webhook(
+    api, own_postgres
+):
+    webhook = WebhookProcess(api, own_postgres.url())
+    await webhook.start()
+    try:
+        assert await shared_locks(own_postgres) == 1
+        await own_postgres.restart("fast")
+        deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
+        while await shared_locks(own_postgres) != 1:  # taken again once the server is back
+            assert asyncio.get_running_loop().time() < deadline, "the lock was not taken again"
+            await asyncio.sleep(0.1)
+        mark = api.mark()
+        poller = await spawn_bot(
+            env=bot_env(api, own_postgres.url()), stderr=asyncio.subprocess.PIPE
+        )
+        _, refusal = await refused_at_start(poller)
+        assert "already takes its updates" in refusal
+        assert not api.find_requests("deleteWebhook", after=mark)
+        assert webhook.process is not None and webhook.process.returncode is None
+    finally:
+        assert await webhook.stop() == 0
