@@ -11,6 +11,7 @@ import logging
 
 import pytest
 
+from bot.storage import StorageUnavailable, open_storage
 from tests.support.harness import RunningBot, User, eventually
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
@@ -122,3 +123,18 @@ async def test_a_tap_in_an_outage_gets_an_apology_and_the_first_tap_after_it_pla
     assert lock is not None
     await eventually(lambda: bool(log_lines("is held again")))
     assert not lock.lost.is_set(), lock.reason
+
+
+async def test_a_ping_fails_in_its_time_when_the_database_stops_answering(proxied):
+    """What a health check asks: an answer within its own time, or one line why not."""
+    proxy, url = proxied
+    storage = await open_storage(url, wait=30.0)  # far longer than the ping's own time
+    try:
+        await storage.ping(1.0)
+        proxy.black_hole()
+        with pytest.raises(StorageUnavailable, match="did not answer within 1 s"):
+            await storage.ping(1.0)
+        proxy.restore()
+        await storage.ping(1.0)
+    finally:
+        await storage.close()
