@@ -35,7 +35,7 @@ async def said(process: asyncio.subprocess.Process, text: str) -> None:
 async def test_a_poller_holds_its_lock_again_after_a_restart_and_a_second_is_refused(
     api, own_postgres, mode
 ):
-    env = bot_env(api, own_postgres.url())
+    env = bot_env(api, await own_postgres.fresh_url())
     first = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
     await api.wait_request("setMyCommands", timeout=PROCESS_TIMEOUT)
     await User(api, 101, "Anna").open_board()
@@ -67,7 +67,8 @@ async def shared_locks(server: OwnPostgres) -> int:
 async def test_webhook_processes_hold_their_lock_again_so_no_poller_removes_the_webhook(
     api, own_postgres
 ):
-    webhook = WebhookProcess(api, own_postgres.url())
+    url = await own_postgres.fresh_url()
+    webhook = WebhookProcess(api, url)
     await webhook.start()
     try:
         assert await shared_locks(own_postgres) == 1
@@ -77,9 +78,7 @@ async def test_webhook_processes_hold_their_lock_again_so_no_poller_removes_the_
             assert asyncio.get_running_loop().time() < deadline, "the lock was not taken again"
             await asyncio.sleep(0.1)
         mark = api.mark()
-        poller = await spawn_bot(
-            env=bot_env(api, own_postgres.url()), stderr=asyncio.subprocess.PIPE
-        )
+        poller = await spawn_bot(env=bot_env(api, url), stderr=asyncio.subprocess.PIPE)
         _, refusal = await refused_at_start(poller)
         assert "already takes its updates" in refusal
         assert not api.find_requests("deleteWebhook", after=mark)

@@ -13,10 +13,13 @@ import glob
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
+import asyncpg
 import pytest
 
+from tests.support.databases import with_schema
 from tests.support.processes import free_port
 
 PASSWORD = "test-server-password"
@@ -41,6 +44,16 @@ class OwnPostgres:
 
     def url(self, *, user: str = "postgres", password: str = PASSWORD, database: str = DATABASE):
         return f"postgresql://{user}:{password}@127.0.0.1:{self.port}/{database}"
+
+    async def fresh_url(self) -> str:
+        """The URL of a new, empty schema: a test's own tables, and its own updates' ids."""
+        schema = f"test_{uuid.uuid4().hex[:16]}"
+        connection = await asyncpg.connect(self.url())
+        try:
+            await connection.execute(f"CREATE SCHEMA {schema}")
+        finally:
+            await connection.close()
+        return with_schema(self.url(), schema)
 
     async def _run(self, *command: str) -> None:
         as_owner = ("runuser", "-u", "postgres", "--") if os.getuid() == 0 else ()
