@@ -162,6 +162,10 @@ class GameService:
             size, seed = rival.game.size, rival.game.seed
             return await self._start(storage, user_id, user_id, size, seed, (rival.id, actions))
 
+    async def current(self, chat_id: int, owner_id: int) -> StoredGame | None:
+        """The player's running game here, if any: a read, which starts nothing."""
+        return await self.storage.active_game(chat_id, owner_id)
+
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
         """The player's running game here, or a new classic one when there is none."""
         async with self._locks.writing(chat_id) as storage:
