@@ -8,8 +8,9 @@ of the deepest depth that finished. A depth that overruns the budget is abandone
 is read every few dozen microseconds of search), and a depth is not started at all when the
 growth between the previous depths says it would not end well inside the budget, so most
 hints take far less than the cap. Chance nodes average over every empty cell with a 2
-(probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF`, it
-gets one more player move and is then scored rather than searched. Chance-node values are
+(probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF` (on
+4×4; `GENERIC_CUTOFF` on the other sizes), it gets one more player move and is then scored
+rather than searched. Chance-node values are
 shared through a transposition table. The evaluation is a sum of per-line scores (see
 `heuristic`), tabulated for all 65,536 rows of a 4×4 board.
 
