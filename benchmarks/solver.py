@@ -22,7 +22,7 @@ Three measurements:
   versions. Prints the share of games reaching 2048 ... 32768 with its 95 % confidence
   interval (Wilson), the median score, the time per decision and moves per second. A game
   that reaches 16384 takes about 12,000 moves, minutes of CPU, so stopping the run early
-  (Ctrl-C, SIGINT) reports the seeds every version has finished.
+  (Ctrl-C, or SIGTERM as `timeout 2h ...` sends) reports the seeds every version finished.
 * 5×5 and 6×6: the solver at a 100 ms cap against a greedy player (the valid move that scores
   most right now, ties to the first in up/down/left/right order) on the same seeds. Both play
   until the game is over or `--max-moves` is reached; a capped solver game that is still alive
@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import statistics
 import sys
 import time
@@ -256,8 +257,11 @@ def bench_self_play(
     try:
         records.extend(_interleave(streams))
     except KeyboardInterrupt:
-        # Stopped early (Ctrl-C, or SIGINT from a time limit): report the seeds that every
-        # version finished. With one process per version those are the first seeds in
+        # `timeout` signals the child, then its whole process group: once is enough here.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # Stopped early (Ctrl-C, or SIGTERM from a time limit: see `main`): report the seeds
+        # that every version finished. With one process per version those are the first seeds in
         # order, so no version's list leans towards its short games.
         finished = [{r.seed for r in records if r.player == player} for player in players]
         common = set.intersection(*finished)
@@ -511,6 +515,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-agreement", action="store_true")
     parser.add_argument("--make-positions", action="store_true")
     args = parser.parse_args(argv)
+    # `timeout` and job runners stop a run with SIGTERM, and a background job ignores SIGINT:
+    # both end the run as Ctrl-C does, with a report of what was finished.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
 
     print(f"Python {sys.version.split()[0]}, {args.processes} processes")
     if args.make_positions:
