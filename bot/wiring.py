@@ -19,6 +19,7 @@ from telegram.ext import Application
 from bot.config import MINIAPP_PATH, Config
 from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
+from bot.services.daily import DailyService
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
@@ -75,6 +76,7 @@ class Runtime:
     players: PlayerService
     games: GameService
     challenges: ChallengeService
+    daily: DailyService
     workers: WorkerPool
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
@@ -131,6 +133,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         players=PlayerService(storage, locks, copies=copies),
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
+        daily=DailyService(storage, locks),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),

@@ -8,6 +8,7 @@ for the tests, which state each rule on a board drawn as rows; the bot never cal
 from __future__ import annotations
 
 from engine.board import DIRECTIONS, Board, Direction, has_move, move
+from engine.commitment import SALT_HEX_DIGITS, commitment
 from engine.errors import EngineError
 from engine.game import (
     IDLE_CAP_SECONDS,
@@ -32,6 +33,7 @@ __all__ = [
     "DIRECTIONS",
     "FORMAT_VERSION",
     "IDLE_CAP_SECONDS",
+    "SALT_HEX_DIGITS",
     "SIZES",
     "UNDO_LIMIT",
     "WIN_TILE",
@@ -44,6 +46,7 @@ __all__ = [
     "Win",
     "act",
     "can_move",
+    "commitment",
     "from_dict",
     "keep_going",
     "new_game",

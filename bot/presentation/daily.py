@@ -1,0 +1,121 @@
+"""What players read of the daily puzzle: the day's name, the commitment, the results."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from babel.dates import format_skeleton
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot import codecs
+from bot.models import Daily, StoredGame
+from bot.presentation.i18n import Translator
+from bot.presentation.render import size_name
+
+
+def day_name(t: Translator, day: str) -> str:
+    """A daily's UTC date as the reader's language writes it: "Dec 2", "2 dec.", "2. Dez."."""
+    return format_skeleton("MMMd", date.fromisoformat(day), locale=t.language)
+
+
+def daily_link(bot_username: str, day: str, size: int) -> str:
+    """A link that opens the player's private chat with the bot on that day's daily."""
+    return codecs.deep_link(bot_username, codecs.daily_payload(day, size))
+
+
+def daily_link_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[InlineKeyboardButton("📅 " + t._("Play the daily"), url=link)]])
+
+
+def commitment_line(t: Translator, daily: Daily) -> str:
+    return t._(
+        "Seed commitment (SHA-256), revealed when the day ends: <code>{commitment}</code>",
+        commitment=daily.commitment,
+    )
+
+
+def _heading(t: Translator, daily: Daily) -> str:
+    return t._(
+        "📅 <b>Daily 2048</b> · {size} · {day}",
+        size=size_name(t, daily.size),
+        day=day_name(t, daily.day),
+    )
+
+
+def _told(t: Translator, daily: Daily, *lines: str) -> str:
+    """The daily's heading, what there is to say, and its commitment below."""
+    return "\n".join([_heading(t, daily), *lines, commitment_line(t, daily)])
+
+
+def started(t: Translator, daily: Daily, seconds_left: float) -> str:
+    return _told(
+        t,
+        daily,
+        t._(
+            "Everyone gets the same tiles today. One attempt, five undos, no hints. It "
+            "counts as it stands at midnight (UTC), in {time}.",
+            time=t.duration(seconds_left),
+        ),
+    )
+
+
+def resumed(t: Translator, daily: Daily, seconds_left: float) -> str:
+    return _told(
+        t,
+        daily,
+        t._(
+            "Your daily goes on where you left it: you have one attempt a day. It counts as "
+            "it stands at midnight (UTC), in {time}.",
+            time=t.duration(seconds_left),
+        ),
+    )
+
+
+def result_line(t: Translator, entry: StoredGame) -> str:
+    game = entry.game
+    return t.ngettext(
+        "Your result: {score} points in {n} move.",
+        "Your result: {score} points in {n} moves.",
+        game.moves,
+        score=t.number(game.score),
+    )
+
+
+def finished(t: Translator, daily: Daily, entry: StoredGame, seconds_left: float) -> str:
+    return _told(
+        t,
+        daily,
+        t._(
+            "You've played today's daily: one attempt a day. The next one opens at "
+            "midnight (UTC), in {time}.",
+            time=t.duration(seconds_left),
+        ),
+        result_line(t, entry),
+    )
+
+
+def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:
+    """A link to a day gone by: that day's result, if the player played it."""
+    lines = [t._("That daily is over. /daily starts today's.")]
+    if daily is not None and entry is not None:
+        lines.insert(0, _heading(t, daily))
+        lines.insert(1, result_line(t, entry))
+    return "\n".join(lines)
+
+
+def invalid(t: Translator) -> str:
+    return t._("This daily link doesn't work. /daily starts today's.")
+
+
+def in_private(t: Translator) -> str:
+    return t._("The daily is played in our private chat: tap below to open it there.")
+
+
+def daily_board(t: Translator, daily: Daily | None, *, over: bool) -> tuple[str, str | None] | None:
+    """A daily's board: its title, and the banner once its day has ended (None if no daily)."""
+    if daily is None:
+        return None
+    title = t._("daily of {day}", day=day_name(t, daily.day))
+    return title, (
+        "🏁 " + t._("This daily has ended. Your score counts as it stands.")
+    ) if over else None
