@@ -80,6 +80,10 @@ class NewChallenge:
     seed: int
     token: str
     ends_at: float
+    # The seed's commitment, published on the card, and the salt that makes it unsearchable,
+    # kept secret until the end; None for challenges made before commitments were published.
+    salt: str | None = None
+    commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

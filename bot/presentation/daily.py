@@ -9,6 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import codecs
 from bot.models import Daily, StoredGame
+from bot.presentation import fairness
 from bot.presentation.i18n import Translator
 from bot.presentation.render import size_name
 
@@ -27,13 +28,6 @@ def daily_link_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([[InlineKeyboardButton("📅 " + t._("Play the daily"), url=link)]])
 
 
-def commitment_line(t: Translator, daily: Daily) -> str:
-    return t._(
-        "Seed commitment (SHA-256), revealed when the day ends: <code>{commitment}</code>",
-        commitment=daily.commitment,
-    )
-
-
 def _heading(t: Translator, daily: Daily) -> str:
     return t._(
         "📅 <b>Daily 2048</b> · {size} · {day}",
@@ -44,7 +38,7 @@ def _heading(t: Translator, daily: Daily) -> str:
 
 def _told(t: Translator, daily: Daily, *lines: str) -> str:
     """The daily's heading, what there is to say, and its commitment below."""
-    return "\n".join([_heading(t, daily), *lines, commitment_line(t, daily)])
+    return "\n".join([_heading(t, daily), *lines, fairness.daily_commitment(t, daily.commitment)])
 
 
 def started(t: Translator, daily: Daily, seconds_left: float) -> str:
@@ -97,9 +91,10 @@ def finished(t: Translator, daily: Daily, entry: StoredGame, seconds_left: float
 def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:
     """A link to a day gone by: that day's result, if the player played it."""
     lines = [t._("That daily is over. /daily starts today's.")]
-    if daily is not None and entry is not None:
-        lines.insert(0, _heading(t, daily))
-        lines.insert(1, result_line(t, entry))
+    if daily is not None:
+        played = [] if entry is None else [result_line(t, entry)]
+        seed = fairness.revealed(t, daily.seed, daily.salt, daily.commitment)
+        lines = [_heading(t, daily), *played, seed, *lines]
     return "\n".join(lines)
 
 

@@ -217,9 +217,9 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX outbox_owed ON outbox (id) WHERE sent_at IS NULL",
         "CREATE INDEX outbox_sent ON outbox (sent_at)",
     ),
-    # 10: the daily puzzle. One row per UTC day and board size, its seed chosen by the first
-    # process to ask (the key makes it one across processes); a player's attempt is a game
-    # of its own beside their running one, one per daily.
+    # 10: the daily puzzle, and commitments. One row per UTC day and board size, its seed
+    # chosen by the first process to ask (the key makes it one across processes); a player's
+    # attempt is a game of its own beside their running one, one per daily.
     (
         """CREATE TABLE dailies (
             id {identity},
@@ -238,6 +238,9 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             WHERE active = 1 AND challenge_id IS NULL AND daily_id IS NULL""",
         """CREATE UNIQUE INDEX games_one_daily
             ON games (daily_id, owner_id) WHERE daily_id IS NOT NULL""",
+        # A challenge's seed is committed to on its card as well, and revealed at its end.
+        "ALTER TABLE challenges ADD COLUMN salt TEXT",
+        "ALTER TABLE challenges ADD COLUMN commitment TEXT",
     ),
 )
 SCHEMA_VERSION = len(_STEPS)
