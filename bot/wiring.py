@@ -27,6 +27,7 @@ from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
+from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
 from bot.transport.budgets import SharedBudgets
@@ -77,6 +78,7 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     daily: DailyService
+    verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
@@ -134,6 +136,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=DailyService(storage, locks),
+        verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),

@@ -24,6 +24,7 @@ from engine.game import (
     play,
     undo,
 )
+from engine.record import Verdict, record, verify
 from engine.replay import ACTION_CODES, CODE_ACTIONS, Action, act, replay, replay_steps
 from engine.serialize import FORMAT_VERSION, from_dict, to_dict
 
@@ -43,6 +44,7 @@ __all__ = [
     "Game",
     "Outcome",
     "Turn",
+    "Verdict",
     "Win",
     "act",
     "can_move",
@@ -51,11 +53,13 @@ __all__ = [
     "keep_going",
     "new_game",
     "play",
+    "record",
     "replay",
     "replay_steps",
     "slide",
     "to_dict",
     "undo",
+    "verify",
 ]
 
 

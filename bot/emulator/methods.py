@@ -57,6 +57,7 @@ class BotApiMethods:
             ("sendMessage", self.send_message),
             ("sendPhoto", self._media_sender("photo")),
             ("sendAnimation", self._media_sender("animation")),
+            ("sendDocument", self._media_sender("document")),
             ("answerInlineQuery", self.answer_inline_query),
             ("editMessageText", self.edit_message_text),
             ("editMessageReplyMarkup", self.edit_message_reply_markup),
@@ -259,7 +260,8 @@ class BotApiMethods:
         return self.world.message_dict(msg)
 
     def _media_sender(self, kind: str) -> Handler:
-        """sendPhoto / sendAnimation: a new upload or a known file id, with a caption."""
+        """sendPhoto / sendAnimation / sendDocument: a new upload or a known file id, with a
+        caption."""
 
         async def handler(params: dict[str, Any]) -> Any:
             chat = self._writable_chat(params)
@@ -272,6 +274,8 @@ class BotApiMethods:
             files = self.world.files.resolve(params, kind, kind)
             if kind == "photo":
                 media: dict[str, Any] = {"photo": [f.photo_size() for f in files]}
+            elif kind == "document":
+                media = {"document": files[0].document()}
             else:
                 media = {"animation": files[0].animation(), "document": files[0].animation()}
             msg = self.world.store_message(

@@ -29,6 +29,7 @@ from bot.handlers import (
     daily,
     errors,
     groups,
+    records,
     sharing,
     throttling,
 )
@@ -78,6 +79,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("challenge", challenges.challenge),
     Command("share", sharing.share, plays=True),
     Command("replay", sharing.replay, plays=True),
+    Command("record", records.record, plays=True),
     Command("view", commands.view, plays=True),
     Command("language", commands.language),
     Command("help", commands.help_command),

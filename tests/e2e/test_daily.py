@@ -8,6 +8,7 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 
+import engine
 from bot.config import MINIAPP_PATH
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, grid, shown_moves
@@ -27,12 +28,18 @@ def _game_id(board) -> str:
     return button_data(board, "⬅️").split(":")[1]
 
 
+async def _end_the_day(database) -> None:
+    """End every daily so far, as midnight does."""
+    ended = time.time() - 1
+    await execute_sql(database, "UPDATE dailies SET ends_at = ?", ended)
+    await execute_sql(database, "UPDATE games SET closes_at = ? WHERE daily_id IS NOT NULL", ended)
+
+
 async def _yesterday(database) -> str:
     """Make every daily so far yesterday's, ended: as if midnight had passed since."""
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
-    ended = time.time() - 1
-    await execute_sql(database, "UPDATE dailies SET day = ?, ends_at = ?", yesterday, ended)
-    await execute_sql(database, "UPDATE games SET closes_at = ? WHERE daily_id IS NOT NULL", ended)
+    await _end_the_day(database)
+    await execute_sql(database, "UPDATE dailies SET day = ?", yesterday)
     return yesterday
 
 
@@ -168,3 +175,32 @@ async def test_the_daily_plays_in_the_mini_app_and_its_secret_stays_home(
     for secret in secrets:
         assert not any(secret in json.dumps(answer) for answer in answers)
         assert not any(secret in text for text in chat)
+
+
+async def test_a_daily_record_waits_for_the_day_then_checks_out(api, bot, database):
+    anna = User(api, 101, "Anna")
+    await anna.send("/daily", replies=2)
+    board = anna.board()
+    for arrow in ("⬅️", "⬆️", "➡️", "⬇️"):
+        await anna.tap(board, arrow, edit=False)
+    (secret,) = await anna.send("/record")
+    assert secret.startswith("Your daily is still running: its seed is revealed when the day")
+    await _end_the_day(database)
+    mark = api.mark()
+    api.send_text(anna.id, anna.id, "/record")
+    sent = await api.wait_request("sendDocument", after=mark, chat_id=anna.id)
+    document = api.stored_message(anna.id, sent.result["message_id"]).media["document"]
+    assert document["file_name"].endswith(".json")
+    data = json.loads(api.file_bytes(document["file_id"]))
+    assert data["size"] == 4 and data["subject"] == _today()
+    verdict = engine.verify(data)
+    assert verdict.committed is True and verdict.holds
+    store = await open_storage(database)
+    try:
+        daily = await store.daily_of(_today(), 4)
+    finally:
+        await store.close()
+    assert daily is not None and data["commitment"] == daily.commitment
+    assert data["seed"] == daily.seed and data["actions"]
+    tampered = {**data, "actions": data["actions"][:-1]}
+    assert not engine.verify(tampered).holds

@@ -44,6 +44,10 @@ async def test_a_challenge_commits_to_its_seed_and_reveals_it_at_the_end(api, we
     ]
     for secret in (str(challenge.seed), challenge.salt):
         assert not any(secret in text for text in seen)  # nothing of the future leaves
+    (waiting,) = await bob.send("/record")
+    assert waiting.startswith("Deze uitdaging loopt nog: de seed wordt onthuld")  # Bob's Dutch
+    (elsewhere,) = await bob.send("/record", chat_id=GROUP)
+    assert "privéchat" in elsewhere
 
     await end_challenge_soon(webbot.database, 0.5)
     await webbot.restart()
@@ -56,3 +60,11 @@ async def test_a_challenge_commits_to_its_seed_and_reveals_it_at_the_end(api, we
     shown = final.params["text"]
     assert f"<code>{challenge.seed}</code>" in shown and f"<code>{challenge.salt}</code>" in shown
     assert challenge.commitment in shown
+
+    mark = api.mark()
+    api.send_text(bob.id, bob.id, "/record")
+    sent = await api.wait_request("sendDocument", after=mark, chat_id=bob.id)
+    document = api.stored_message(bob.id, sent.result["message_id"]).media["document"]
+    record = json.loads(api.file_bytes(document["file_id"]))
+    assert record["commitment"] == challenge.commitment and record["subject"] == subject
+    assert engine.verify(record).holds

@@ -215,6 +215,7 @@ EVERYWHERE = {
     "best",
     "share",
     "replay",
+    "record",
     "view",
     "language",
     "help",
