@@ -203,6 +203,25 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class DailyAsk:
+    """What `/daily` asks for: to play today's daily of a size, or its rankings (`top`)."""
+
+    size: int = engine.SIZES[0]
+    top: bool = False
+
+
+def parse_daily_args(args: list[str]) -> DailyAsk | None:
+    """`/daily`, `/daily 5`, `/daily top`, `/daily top 6`; None for anything else."""
+    words = [word.lower() for word in args]
+    top = words[:1] == ["top"]
+    rest = words[1:] if top else words
+    if len(rest) > 1:
+        return None
+    size = parse_size(rest[0]) if rest else engine.SIZES[0]
+    return None if size is None else DailyAsk(size, top)
+
+
+@dataclass(frozen=True, slots=True)
 class ReplayAsk:
     """What `/replay` asks for: this chat's game (`best` False), or the best of a size."""
 

@@ -8,9 +8,10 @@ from babel.dates import format_skeleton
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import codecs
-from bot.models import Daily, StoredGame
+from bot.models import Daily, Standing, StoredGame
 from bot.presentation import fairness
 from bot.presentation.i18n import Translator
+from bot.presentation.leaderboards import standing_line
 from bot.presentation.render import size_name
 
 
@@ -75,7 +76,13 @@ def result_line(t: Translator, entry: StoredGame) -> str:
     )
 
 
-def finished(t: Translator, daily: Daily, entry: StoredGame, seconds_left: float) -> str:
+def finished(
+    t: Translator,
+    daily: Daily,
+    entry: StoredGame,
+    seconds_left: float,
+    rank: tuple[int, int] | None,
+) -> str:
     return _told(
         t,
         daily,
@@ -85,6 +92,7 @@ def finished(t: Translator, daily: Daily, entry: StoredGame, seconds_left: float
             time=t.duration(seconds_left),
         ),
         result_line(t, entry),
+        *([rank_line(t, rank)] if rank is not None else []),
     )
 
 
@@ -114,3 +122,49 @@ def daily_board(t: Translator, daily: Daily | None, *, over: bool) -> tuple[str,
     return title, (
         "🏁 " + t._("This daily has ended. Your score counts as it stands.")
     ) if over else None
+
+
+def rank_line(t: Translator, rank: tuple[int, int]) -> str:
+    """ "#1,234 of 5,678": the player's place among everyone who played the daily."""
+    place, players = rank
+    return t.ngettext(
+        "You're #{rank} of {n} player.",
+        "You're #{rank} of {n} players.",
+        players,
+        rank=t.number(place),
+    )
+
+
+def _lines(t: Translator, standings: list[Standing], asker: int, limit: int) -> list[str]:
+    lines = [standing_line(t, standing) for standing in standings[:limit]]
+    own = [s for s in standings[limit:] if s.user_id == asker]
+    return lines + (["…", standing_line(t, own[0])] if own else [])
+
+
+def world_ranking(
+    t: Translator,
+    daily: Daily,
+    top: list[Standing],
+    rank: tuple[int, int] | None,
+    yesterday: list[Standing] | None,
+) -> str:
+    """`/daily top`: today's world top, the reader's place, and yesterday's final results."""
+    blocks = [
+        "\n".join(
+            [
+                t._("🌍 <b>Today's daily worldwide</b> · {size}", size=size_name(t, daily.size)),
+                *([standing_line(t, s) for s in top] or [t._("No one has played it yet.")]),
+                *([rank_line(t, rank)] if rank is not None else []),
+            ]
+        )
+    ]
+    if yesterday is not None:
+        final = [standing_line(t, s) for s in yesterday] or [t._("Nobody played it.")]
+        blocks.append("\n".join([t._("🏁 <b>Yesterday's final results</b>"), *final]))
+    return "\n\n".join(blocks)
+
+
+def group_ranking(t: Translator, standings: list[Standing], asker: int, limit: int) -> str:
+    """`/daily` in a group: today's standings among the group's players who played it."""
+    lines = _lines(t, standings, asker, limit) or [t._("No one here has played today's daily yet.")]
+    return "\n".join([t._("📅 <b>Today's daily in this group</b>"), *lines])

@@ -238,6 +238,9 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             WHERE active = 1 AND challenge_id IS NULL AND daily_id IS NULL""",
         """CREATE UNIQUE INDEX games_one_daily
             ON games (daily_id, owner_id) WHERE daily_id IS NOT NULL""",
+        # A daily's ranking: score, then fewer moves, then who reached the score first.
+        """CREATE INDEX games_daily_rank ON games (daily_id, score, moves, score_at)
+            WHERE daily_id IS NOT NULL""",
         # A challenge's seed is committed to on its card as well, and revealed at its end.
         "ALTER TABLE challenges ADD COLUMN salt TEXT",
         "ALTER TABLE challenges ADD COLUMN commitment TEXT",

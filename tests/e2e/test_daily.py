@@ -204,3 +204,47 @@ async def test_a_daily_record_waits_for_the_day_then_checks_out(api, bot, databa
     assert data["seed"] == daily.seed and data["actions"]
     tampered = {**data, "actions": data["actions"][:-1]}
     assert not engine.verify(tampered).holds
+
+
+async def _play(user: User, arrows: str) -> None:
+    await user.send("/daily", replies=2)
+    board = user.board()
+    for arrow in arrows:
+        await user.tap(board, {"l": "⬅️", "u": "⬆️", "r": "➡️", "d": "⬇️"}[arrow], edit=False)
+
+
+async def test_rankings_world_group_and_yesterday(api, bot, database, club):
+    anna, bob = club  # Anna plays in the group too, Bob (Dutch) only in private
+    carl = User(api, 303, "Carl")
+    await anna.send("/new 4", chat_id=GROUP)
+    await _play(anna, "lurdlurd")
+    await _play(bob, "lu")
+    await _play(carl, "")  # started, never moved: not ranked
+    store = await open_storage(database)
+    try:
+        daily = await store.daily_of(_today(), 4)
+        assert daily is not None
+        ranked = await store.daily_top(daily.id, 10)
+    finally:
+        await store.close()
+    assert {s.user_id for s in ranked} == {anna.id, bob.id}
+    assert [(-s.score, s.moves) for s in ranked] == sorted((-s.score, s.moves) for s in ranked)
+    places = {s.user_id: s.rank for s in ranked}
+
+    (top,) = await anna.send("/daily top")
+    assert "Today’s daily worldwide" in top and "1. " in top and "2. " in top
+    assert f"You’re #{places[anna.id]} of 2 players." in top
+    (top,) = await bob.send("/daily top")
+    assert f"Je staat op #{places[bob.id]} van 2 spelers." in top
+    (in_group,) = await anna.send("/daily", chat_id=GROUP)
+    assert "Today’s daily in this group" in in_group
+    assert "Anna" in in_group and "Bob" not in in_group  # Bob never played in the group
+
+    await _yesterday(database)
+    (after,) = await anna.send("/daily top")
+    assert after == "No one has played today’s daily yet. /daily starts it."
+    await _play(carl, "lr")
+    (after,) = await anna.send("/daily top")
+    today, yesterday = after.split("Yesterday’s final results")
+    assert "Carl" in today and "Anna" not in today
+    assert "Anna" in yesterday and "Bob" in yesterday

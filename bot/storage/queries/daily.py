@@ -8,11 +8,15 @@ read and ranked as games.py reads and ranks them.
 from __future__ import annotations
 
 import engine
-from bot.models import Daily, StoredGame
+from bot.models import Daily, Standing, StoredGame
 from bot.storage.queries.base import Row, StorageBase
 from bot.storage.queries.games import GAME_COLUMNS, _dump, game_from_row
 
 _DAILY_COLUMNS = "id, day, size, seed, salt, commitment, ends_at"
+# Best first: score, then fewer moves, then whoever reached the score first; then the id,
+# so that no two players share a rank.
+_RANKING = "score DESC, moves ASC, score_at ASC, owner_id ASC"
+_RANKED = "daily_id = ? AND moves > 0"
 
 
 def _daily_from_row(row: Row) -> Daily:
@@ -82,3 +86,70 @@ class DailyQueries(StorageBase):
                 now,
             ),
         )
+
+    async def daily_top(self, daily_id: int, limit: int) -> list[Standing]:
+        """The daily's best `limit` attempts, ranked."""
+        rows = await self._fetchall(
+            f"""SELECT owner_id, coalesce(players.name, ''), score, highest, moves
+                FROM games LEFT JOIN players ON players.user_id = games.owner_id
+                WHERE {_RANKED} ORDER BY {_RANKING} LIMIT ?""",
+            (daily_id, limit),
+        )
+        return [Standing(rank, *row) for rank, row in enumerate(rows, 1)]
+
+    async def daily_rank(self, daily_id: int, owner_id: int) -> tuple[int, int] | None:
+        """The player's rank in the daily and how many are ranked; None if not ranked.
+
+        Counted from the ranking's index: those with a higher score, then those with the same
+        score ahead of the player on moves, the time and the id.
+        """
+        own = await self._fetchrow(
+            f"SELECT score, moves, score_at FROM games WHERE {_RANKED} AND owner_id = ?",
+            (daily_id, owner_id),
+        )
+        if own is None:
+            return None
+        score, moves, score_at = own
+        row = await self._fetchrow(
+            f"""SELECT
+                (SELECT count(*) FROM games WHERE {_RANKED} AND score > ?),
+                (SELECT count(*) FROM games WHERE {_RANKED} AND score = ? AND (moves < ?
+                    OR (moves = ? AND (score_at < ? OR (score_at = ? AND owner_id < ?))))),
+                (SELECT count(*) FROM games WHERE {_RANKED})""",
+            (
+                daily_id,
+                score,
+                daily_id,
+                score,
+                moves,
+                moves,
+                score_at,
+                score_at,
+                owner_id,
+                daily_id,
+            ),
+        )
+        assert row is not None
+        return row[0] + row[1] + 1, row[2]
+
+    async def daily_group_standings(self, daily_id: int, chat_id: int) -> list[Standing]:
+        """The daily's attempts of the group's players (those who ever played in the group),
+        ranked among themselves.
+
+        The group's players come first (CROSS JOIN keeps SQLite to that order), each looked
+        up by the one-attempt index: a group's hundreds, never the day's hundred thousand.
+        """
+        rows = await self._fetchall(
+            f"""WITH members AS (
+                    SELECT owner_id FROM games WHERE chat_id = ?
+                    UNION SELECT owner_id FROM games WHERE challenge_id IS NOT NULL
+                        AND challenge_id IN (SELECT id FROM challenges WHERE chat_id = ?)
+                )
+                SELECT games.owner_id, coalesce(players.name, ''), score, highest, moves
+                FROM members CROSS JOIN games
+                LEFT JOIN players ON players.user_id = games.owner_id
+                WHERE games.owner_id = members.owner_id AND games.{_RANKED}
+                ORDER BY {_RANKING.replace("owner_id", "games.owner_id")}""",
+            (chat_id, chat_id, daily_id),
+        )
+        return [Standing(rank, *row) for rank, row in enumerate(rows, 1)]

@@ -108,3 +108,25 @@ async def test_processes_asking_at_once_agree_on_one_seed(postgres):
             await store.close()
     assert len({result.daily for result in played}) == 1
     assert len({result.entry.game.board for result in played if result.entry}) == 1
+
+
+async def test_rankings_go_by_score_then_fewer_moves_then_the_earlier_finish(storage):
+    clock = Clock(NOON)
+    daily = _service(storage, clock)
+    # (user, score, moves, when the score was reached): set by hand, so no replay.
+    results = [(1, 500, 90, 5.0), (2, 700, 120, 9.0), (3, 500, 80, 7.0), (4, 500, 80, 6.0)]
+    for user, score, moves, at in results:
+        entry = (await daily.play(user, 4)).entry
+        assert entry is not None
+        async with storage.transaction():
+            await storage._execute(
+                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
+                (score, moves, NOON + at, entry.id),
+            )
+    await daily.play(5, 4)  # started, never moved: not ranked
+    played = await daily.play(1, 4)
+    assert played.daily is not None
+    top = await storage.daily_top(played.daily.id, 3)
+    assert [s.user_id for s in top] == [2, 4, 3] and [s.rank for s in top] == [1, 2, 3]
+    ranks = {user: await storage.daily_rank(played.daily.id, user) for user in range(1, 6)}
+    assert ranks == {1: (4, 4), 2: (1, 4), 3: (3, 4), 4: (2, 4), 5: None}
