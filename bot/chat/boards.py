@@ -35,9 +35,11 @@ async def board_message(
     owner = None
     if stored.chat_id != stored.owner_id:
         owner = await storage.player(stored.owner_id)
-    challenge = None
+    challenge, top = None, 0
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
+        leader = await storage.challenge_standings(stored.challenge_id, 1)
+        top = leader[0].score if leader else 0
     rival = None
     target = await runtime.sharing.duel_target(stored)
     if target is not None:
@@ -52,6 +54,7 @@ async def board_message(
         owner=owner,
         challenge=challenge,
         rival=rival,
+        top=top,
         daily=daily_board(t, daily, over=day_over),
     )
     keyboard = render.board_keyboard(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.chat.cards import card_translator
+from bot.chat.cards import group_clock
 from bot.chat.posts import reply
 from bot.chat.records import send_record
 from bot.handlers.context import BotContext
@@ -34,8 +34,7 @@ async def record(update: Update, context: BotContext) -> None:
         assert answer.stored is not None and answer.stored.challenge_id is not None
         challenge = await runtime.storage.challenge(answer.stored.challenge_id)
         assert challenge is not None
-        group = (await card_translator(runtime, challenge)).language
-        ends = end_time(t, challenge.ends_at, group)
+        ends = end_time(t, challenge.ends_at, await group_clock(runtime, challenge.chat_id))
         reply(context.application, update, fairness.challenge_secret(t, ends))
     elif status is RecordStatus.PLAYING:
         reply(context.application, update, fairness.still_playing(t))
