@@ -53,6 +53,11 @@ class StoredGame:
     duel_of: int | None = None  # the game this one duels (same seed)
     duel_actions: int | None = None  # ... as it stood after this many of its actions
     duel_reported: bool = False
+    # The keys of the game's last moves with what each did, one "key outcome" a line: a
+    # redelivered tap is recognised here (bot/services/redelivery.py).
+    taps: str = ""
+    # Raised by every move saved: a move computed from an older revision is not saved.
+    revision: int = 0
 
 
 @dataclass(frozen=True, slots=True)

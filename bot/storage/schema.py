@@ -217,6 +217,15 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX outbox_owed ON outbox (id) WHERE sent_at IS NULL",
         "CREATE INDEX outbox_sent ON outbox (sent_at)",
     ),
+    # 10: a tap writes its game's row and nothing else. The row keeps the keys of its last
+    # taps with what each did (`taps`), so a redelivered tap finds its first delivery there
+    # rather than in a `deliveries` row of its own, and a revision that every saved move
+    # raises: a move is saved only onto the revision it was computed from, in one statement
+    # with the records, without holding a lock across the round trips between.
+    (
+        "ALTER TABLE games ADD COLUMN taps TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE games ADD COLUMN revision {bigint} NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 
