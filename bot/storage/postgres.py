@@ -155,6 +155,17 @@ def describe_url(url: str) -> str:
     return f"PostgreSQL {where}{parts.path or '/'}"
 
 
+async def _back_to_pool(connection: asyncpg.Connection) -> None:
+    """A connection returned to the pool: only a transaction left open is rolled back.
+
+    The bot keeps nothing in a session (no LISTEN, no SET, advisory locks for a
+    transaction's length only), and asyncpg's own reset would cost every statement a second
+    round trip: at 200 ms to the database, a fifth of a second more per query.
+    """
+    if connection.is_in_transaction():
+        await connection.execute("ROLLBACK")
+
+
 async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
     """Open the pool's first connection, or say in one line that the server did not answer."""
     try:
@@ -186,7 +197,11 @@ class PostgresStorage(Storage):
         # No floor of open connections: asyncpg would keep reopening it all through an outage,
         # logging a traceback each time. Connections open on demand (CONNECT_TIMEOUT each).
         pool = await asyncpg.create_pool(
-            url, min_size=0, max_size=pool_size or DEFAULT_POOL_SIZE, timeout=CONNECT_TIMEOUT
+            url,
+            min_size=0,
+            max_size=pool_size or DEFAULT_POOL_SIZE,
+            timeout=CONNECT_TIMEOUT,
+            reset=_back_to_pool,
         )
         storage = cls(pool, url, DEFAULT_WAIT if wait is None else wait)
         try:
