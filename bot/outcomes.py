@@ -21,6 +21,7 @@ class TapStatus(StrEnum):
     OLD_GAME = "old_game"  # a finished or replaced game
     CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
     STALE = "stale"  # a move meant for an earlier position: the game has moved on since
+    THROTTLED = "throttled"  # over the game's moves' budget, which every process shares
 
 
 @dataclass(frozen=True, slots=True)

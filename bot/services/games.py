@@ -71,9 +71,15 @@ class GameService:
         new_seed: Callable[[], int] = _random_seed,
         copies: CacheFactory = recent_cache,
         hints: HintService | None = None,
+        move_budget: tuple[float, float] | None = None,
     ) -> None:
-        """`copies` makes the caches of saved state: none when other processes write too."""
+        """`copies` makes the caches of saved state: none when other processes write too.
+
+        `move_budget`: (moves a second, burst) each game may make, counted in its row, so a
+        script tapping through several processes gets no more than through one.
+        """
         self.storage = storage
+        self._move_budget = move_budget
         self._hints = hints
         self._locks = locks
         self._clock = clock
@@ -241,10 +247,11 @@ class GameService:
     ) -> TapResult:
         """Read the game, decide, and save onto the game as read: two statements. Should
         another process have moved the game in between, nothing was saved, and it goes again
-        from the read. `number`: the position the move is meant for (`tap_at`)."""
+        from the read; found unmoved, the move was over budget. `number`: the position the
+        move is meant for (`tap_at`)."""
         now = self._clock()
         async with self._locks.moving(chat_id) as storage:
-            result = None
+            result, unsaved = None, None
             while result is None:
                 stored = await storage.game(game_id)
                 first = None
@@ -259,7 +266,10 @@ class GameService:
                 assert stored is not None
                 if number is not None and move_number(stored) != number:
                     return TapResult(TapStatus.STALE, stored)
+                if stored.revision == unsaved:  # nobody moved it: the budget said no
+                    return TapResult(TapStatus.THROTTLED, stored)
                 result = await self._apply(storage, stored, action, now, update_key, number)
+                unsaved = stored.revision
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
@@ -301,6 +311,7 @@ class GameService:
             new_play=new_play,
             new_win=won and not before.ever_won,
             won_now=after.win if won else None,
+            budget=self._move_budget,
         )
         if not saved:
             return None

@@ -176,20 +176,38 @@ class GameQueries(StorageBase):
         new_play: bool,
         new_win: bool,
         won_now: engine.Win | None,
+        budget: tuple[float, float] | None = None,
     ) -> bool:
         """Save a move onto the game as `stored` read it, with its taps and the player's
         records, atomically, outside any transaction; False, and nothing saved, when the game
-        changed meanwhile (another process moved or ended it).
+        changed meanwhile (another process moved or ended it) or its moves are over budget.
 
-        One statement on PostgreSQL, so a move costs one round trip and no lock held across
-        round trips; the caller reads the game again and decides again on False.
+        `budget`: (moves a second, burst) of the game's token bucket, kept in its row for
+        every process alike; None spends none. One statement on PostgreSQL, so a move costs
+        one round trip and no lock held across round trips; the caller reads the game again
+        on False, and finds it unchanged when the budget refused the move.
         """
         folded, folded_params = self._fold_records(
             stored, game, new_play=new_play, new_win=new_win, won_now=won_now
         )
+        spend, spend_params, afford, afford_params = "", (), "", ()
+        if budget is not None:
+            rate, burst = budget
+            tokens = f"{self._LEAST}(?, move_tokens + (? - moved_at) * ?)"
+            spend, spend_params = (
+                f", move_tokens = {tokens} - 1, moved_at = ?",
+                (burst, now, rate, now),
+            )
+            afford, afford_params = f" AND {tokens} >= 1", (burst, now, rate)
         return await self._execute_then(
-            f"{_SAVE_MOVE} WHERE id = ? AND revision = ? AND active = 1",
-            (*_move_values(game, now, played_counted, action, taps), stored.id, stored.revision),
+            f"{_SAVE_MOVE}{spend} WHERE id = ? AND revision = ? AND active = 1{afford}",
+            (
+                *_move_values(game, now, played_counted, action, taps),
+                *spend_params,
+                stored.id,
+                stored.revision,
+                *afford_params,
+            ),
             folded,
             folded_params,
         )
