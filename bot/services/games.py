@@ -253,7 +253,9 @@ class GameService:
         async with self._locks.moving(chat_id) as storage:
             result, unsaved = None, None
             while result is None:
-                stored = await storage.game(game_id)
+                # This service's own last commit, while nothing else was written in the chat:
+                # the saved game, without a read (none is kept when other processes write).
+                stored = await (self.saved(game_id) if unsaved is None else storage.game(game_id))
                 first = None
                 if stored is not None:
                     kept = "\n".join((stored.taps, *self._idle_taps.get(game_id, ())))

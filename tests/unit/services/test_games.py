@@ -11,6 +11,7 @@ import engine
 from bot.codecs import challenge_payload
 from bot.models import NewChallenge, StoredGame
 from bot.outcomes import HintStatus, TapStatus
+from bot.services.cache import no_cache
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService, move_number
 from bot.services.locks import ChatLocks
@@ -211,6 +212,7 @@ async def test_a_games_moves_have_one_budget_however_many_processes_apply_them(d
                 ChatLocks(s),
                 clock=lambda: clock[0],
                 new_seed=lambda: 5,
+                copies=no_cache,  # as every process keeps none with others beside it
                 move_budget=(10.0, 60.0),
             )
             for s in stores

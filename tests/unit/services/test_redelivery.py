@@ -15,6 +15,7 @@ import asyncio
 import engine
 from bot.codecs import challenge_payload
 from bot.outcomes import TapStatus
+from bot.services.cache import no_cache
 from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
@@ -64,9 +65,10 @@ async def test_one_tap_delivered_to_two_processes_at_once_applies_once(database)
     """
     first, second = await open_storage(database), await open_storage(database)
     try:
+        # No copies of saved games: processes sharing a database keep none (build_runtime).
         games = [
-            GameService(first, ChatLocks(first), new_seed=lambda: 11),
-            GameService(second, ChatLocks(second)),
+            GameService(first, ChatLocks(first), new_seed=lambda: 11, copies=no_cache),
+            GameService(second, ChatLocks(second), copies=no_cache),
         ]
         board = await games[0].start(PLAYER, PLAYER, 4)
         plan = (["left", "up", "right", "down"] * RECENT_TAPS)[:RECENT_TAPS]
