@@ -75,7 +75,7 @@ class PaceResult:
         )
 
 
-def _moves_shown(edit: RecordedRequest) -> int:
+def moves_shown(edit: RecordedRequest) -> int:
     found = MOVES.search(str(edit.params.get("text", "")))
     if found is None:
         raise ValueError(f"no move count on the board: {edit.params.get('text')!r}")
@@ -132,7 +132,7 @@ async def measure_pace(
         serving(api, kind, folder, database_url),
     ):
         boards = await open_boards(api, range(FAST, FAST + players + 1), "/new 6")
-        shown = _moves_shown(api.find_requests("sendMessage", chat_id=FAST)[-1])
+        shown = moves_shown(api.find_requests("sendMessage", chat_id=FAST)[-1])
         mark = api.mark()
         fast_gaps = [1 / rate] * round(rate * seconds)
         human_gaps = {chat: [] for chat in boards if chat != FAST}
@@ -151,7 +151,7 @@ async def measure_pace(
         moved = sorted(answers[q].time for q, _ in fast if not answers[q].params.get("text"))
         await _settled(api, shown + len(moved))
         edits = [
-            (edit.time, _moves_shown(edit))
+            (edit.time, moves_shown(edit))
             for edit in api.find_requests("editMessageText", after=mark, chat_id=FAST)
         ]
         flood_waits = sum(1 for r in api.requests[mark:] if r.error_code == 429)
@@ -178,7 +178,7 @@ def _version(kind: str, edit: RecordedRequest) -> int:
     """What an edit shows: the bot's move count, or the floor's tap count ("tap 7")."""
     if kind == "floor":
         return int(str(edit.params["text"]).split()[1])
-    return _moves_shown(edit)
+    return moves_shown(edit)
 
 
 async def measure_latency(
@@ -197,7 +197,7 @@ async def measure_latency(
         serving(api, kind, folder, database_url),
     ):
         message_id, prefix = (await open_boards(api, range(FAST, FAST + 1)))[FAST]
-        version = 0 if kind == "floor" else _moves_shown(api.find_requests("sendMessage")[-1])
+        version = 0 if kind == "floor" else moves_shown(api.find_requests("sendMessage")[-1])
         mark = api.mark()
         await start.wait()
         await asyncio.sleep(delay)
