@@ -1,5 +1,12 @@
 """A TCP proxy on 127.0.0.1 that a test can cut and restore: a database server going away.
 
+Two ways to go away: `cut()` resets every connection and refuses new ones (the server is
+down, the kernel says so at once); `black_hole()` keeps every connection open and swallows
+their bytes both ways, new ones included (a network that drops packets: nobody says a word,
+and only a timeout tells). After `restore()`, new connections reach the server; the ones a
+black hole swallowed bytes of stay silent, their streams broken, until an end closes them,
+which the other end never hears of.
+
 It can also put the server further away (`delay`, each way) and count the round trips made
 through it (`round_trips`): what a database in another zone costs, and what a tap pays.
 """
@@ -9,10 +16,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class _Link:
+    """One client's connection and its upstream one (None: accepted into a black hole)."""
+
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
+    swallowed: bool = False
+    answered: bool = True  # the last bytes through came from the server (or none yet)
+
+
+def _write_unless_closed(writer: asyncio.StreamWriter, data: bytes) -> None:
+    if not writer.transport.is_closing():
+        writer.write(data)
 
 
 class TcpProxy:
-    """Forwards connections to `target`; `cut()` drops them all and refuses new ones.
+    """Forwards connections to `target`, until cut or black-holed.
 
     `delay`: seconds each byte takes each way, so a round trip takes twice that more.
     `round_trips`: how many times a client sent after the server had answered it (or first),
@@ -22,8 +44,9 @@ class TcpProxy:
     def __init__(self, host: str, port: int, delay: float = 0.0) -> None:
         self._target = (host, port)
         self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._links: set[_Link] = set()
         self.up = True
+        self._hole = False
         self.delay = delay
         self.round_trips = 0
 
@@ -40,14 +63,29 @@ class TcpProxy:
     def cut(self) -> None:
         """The server is gone: open connections break, new ones are closed at once."""
         self.up = False
-        for writer in list(self._writers):
-            writer.transport.abort()
-        self._writers.clear()
+        self._hole = False
+        for link in list(self._links):
+            for writer in link.writers:
+                writer.transport.abort()
+        self._links.clear()
+
+    def black_hole(self) -> None:
+        """The network drops everything: connections stay open, and no byte gets through."""
+        self.up = False
+        self._hole = True
+        for link in self._links:
+            link.swallowed = True
 
     def restore(self) -> None:
         self.up = True
+        self._hole = False
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._hole:
+            link = _Link([writer], swallowed=True)
+            self._links.add(link)
+            await self._pipe(reader, None, link)
+            return
         if not self.up:
             writer.transport.abort()
             return
@@ -56,47 +94,39 @@ class TcpProxy:
         except OSError:
             writer.transport.abort()
             return
-        self._writers |= {writer, upstream_writer}
-        answered = [True]  # the connection's last bytes came from the server
+        link = _Link([writer, upstream_writer])
+        self._links.add(link)
         await asyncio.gather(
-            self._pipe(reader, upstream_writer, answered, asking=True),
-            self._pipe(upstream_reader, writer, answered, asking=False),
+            self._pipe(reader, upstream_writer, link, asking=True),
+            self._pipe(upstream_reader, writer, link),
         )
 
     async def _pipe(
         self,
         reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        answered: list[bool],
+        writer: asyncio.StreamWriter | None,
+        link: _Link,
         *,
-        asking: bool,
+        asking: bool = False,
     ) -> None:
-        """Forward one direction, each chunk `delay` after it came, without holding up the
-        chunks behind it."""
+        """One direction; `asking`: the client's, whose sends after an answer are counted."""
         loop = asyncio.get_running_loop()
-        chunks: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
-
-        async def forward() -> None:
-            while True:
-                due, data = await chunks.get()
-                if data == b"":
-                    return
-                await asyncio.sleep(due - loop.time())
-                writer.write(data)
-                await writer.drain()
-
-        forwarding = asyncio.ensure_future(forward())
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             while data := await reader.read(65536):
-                if asking and answered[0]:
+                if link.swallowed or writer is None:
+                    continue
+                if asking and link.answered:
                     self.round_trips += 1
-                answered[0] = not asking
-                chunks.put_nowait((loop.time() + self.delay, data))
-            chunks.put_nowait((loop.time() + self.delay, b""))
-            await forwarding
-        forwarding.cancel()
-        writer.transport.abort()
-        self._writers.discard(writer)
+                link.answered = not asking
+                if self.delay:  # on its way, without holding up the bytes behind it
+                    loop.call_later(self.delay, _write_unless_closed, writer, data)
+                    continue
+                writer.write(data)
+                await writer.drain()
+        if not link.swallowed and writer is not None:
+            await asyncio.sleep(self.delay)  # what is on its way arrives before the end
+            writer.transport.abort()  # a reset passed on; a black hole passes nothing
+            self._links.discard(link)
 
 
 def through_proxy(url: str, port: int) -> str:
