@@ -54,6 +54,11 @@ class StoredGame:
     duel_actions: int | None = None  # ... as it stood after this many of its actions
     duel_reported: bool = False
     daily_id: int | None = None  # the day's daily puzzle this game is a player's attempt at
+    # The keys of the game's last moves with what each did, one "key outcome" a line: a
+    # redelivered tap is recognised here (bot/services/redelivery.py).
+    taps: str = ""
+    # Raised by every move saved: a move computed from an older revision is not saved.
+    revision: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ class TapStatus(StrEnum):
     OLD_GAME = "old_game"  # a finished or replaced game
     CHALLENGE_OVER = "challenge_over"  # a challenge entry after the challenge's end
     STALE = "stale"  # a move meant for an earlier position: the game has moved on since
+    THROTTLED = "throttled"  # over the game's moves' budget, which every process shares
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,20 +51,6 @@ class TapResult:
             return MoveEffects()
         over = self.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None
         return MoveEffects(stored.challenge_id, stored if over else None)
-
-    def encode(self) -> str:
-        """The result as the update log keeps it for a redelivery: "status[:outcome]"."""
-        return self.status if self.outcome is None else f"{self.status}:{self.outcome}"
-
-    @classmethod
-    def decode(cls, recorded: str, stored: StoredGame | None) -> TapResult:
-        """The first delivery's result again (`encode`'s text), with the game as it is now."""
-        status, _, outcome = recorded.partition(":")
-        return cls(
-            TapStatus(status),
-            None if status == TapStatus.UNKNOWN_GAME else stored,
-            engine.Outcome(outcome) if outcome else None,
-        )
 
 
 @dataclass(frozen=True, slots=True)

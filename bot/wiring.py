@@ -128,7 +128,9 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
     # One picture at a time per player, across the processes that share the database.
     workers = WorkerPool(claim=None if shared is None else storage.exclusive)
     hints = HintService(workers, budget_ms=config.hint_budget_ms)
-    games = GameService(storage, locks, copies=copies, hints=hints)
+    games = GameService(
+        storage, locks, copies=copies, hints=hints, move_budget=(TAPS_PER_SECOND, TAP_BURST)
+    )
     outbox = Outbox(storage)
     return Runtime(
         storage=storage,

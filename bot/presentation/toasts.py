@@ -33,6 +33,8 @@ def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> 
         return t._("This board is from a game that has ended.")
     if status is TapStatus.UNKNOWN_GAME:
         return t._("This board is no longer available. /start shows your game.")
+    if status is TapStatus.THROTTLED:
+        return t._("Easy there: too many taps at once. Try again in a moment.")
     return None
 
 

@@ -5,7 +5,8 @@ takes the chat's lock and one transaction (`ChatLocks.writing`) and commits befo
 so the board drawn afterwards is always one the database already holds; what a move owes
 beyond its board comes back in its result (`TapResult.effects`) for the chat to show. Calls
 that a redelivered update would repeat take its key (`update_key`, see
-bot/services/redelivery.py) and apply once.
+bot/services/redelivery.py) and apply once. A move is the one write outside a transaction: a
+read, then a save onto the game as read, which commits on its own (`ChatLocks.moving`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from bot.outcomes import Access, HintResult, HintStatus, TapResult, TapStatus
 from bot.services.cache import CacheFactory, recent_cache
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
-from bot.services.redelivery import claim, record
+from bot.services.redelivery import (
+    RECENT_TAPS,
+    claim,
+    first_tap,
+    record,
+    tap_line,
+    with_taps,
+)
 from bot.storage import Storage
 from engine.solver.reasons import explain
 
@@ -64,9 +72,15 @@ class GameService:
         new_seed: Callable[[], int] = _random_seed,
         copies: CacheFactory = recent_cache,
         hints: HintService | None = None,
+        move_budget: tuple[float, float] | None = None,
     ) -> None:
-        """`copies` makes the caches of saved state: none when other processes write too."""
+        """`copies` makes the caches of saved state: none when other processes write too.
+
+        `move_budget`: (moves a second, burst) each game may make, counted in its row, so a
+        script tapping through several processes gets no more than through one.
+        """
         self.storage = storage
+        self._move_budget = move_budget
         self._hints = hints
         self._locks = locks
         self._clock = clock
@@ -79,6 +93,9 @@ class GameService:
         # Best scores per (player, size) as read, raised by every move committed here and
         # read again after an undo: only this service's taps change them.
         self._best: MutableMapping[tuple[int, int], int] = copies()
+        # Per game, the taps here that changed nothing since its last move (`tap_line`s): they
+        # cost no write, and are saved with the game's next move.
+        self._idle_taps: MutableMapping[int, tuple[str, ...]] = recent_cache()
 
     def _remember(self, stored: StoredGame, *, undone: bool = False) -> StoredGame:
         """Keep a game just committed (call right after its transaction, before any await).
@@ -210,17 +227,7 @@ class GameService:
         update_key: str | None = None,
     ) -> TapResult:
         """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
-        now = self._clock()
-        async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, update_key, now)
-            if first is not None:
-                return TapResult.decode(first.outcome, await storage.game(game_id))
-            result = await self._tap(storage, chat_id, user_id, game_id, action, now)
-            await record(storage, update_key, result.encode())
-        if result.changed and result.stored is not None:
-            MOVES_APPLIED.inc()
-            self._remember(result.stored, undone=action == "undo")
-        return result
+        return await self._move(chat_id, user_id, game_id, action, update_key)
 
     async def tap_at(
         self, chat_id: int, user_id: int, game_id: int, action: Action, number: int
@@ -232,62 +239,101 @@ class GameService:
         nothing, so the sender can show the game as it is now. Only a move that changed the
         game keeps its key: after a refused one, the next move for that position goes ahead.
         """
+        return await self._move(chat_id, user_id, game_id, action, f"w{game_id}:{number}", number)
+
+    async def _move(
+        self,
+        chat_id: int,
+        user_id: int,
+        game_id: int,
+        action: Action,
+        update_key: str | None,
+        number: int | None = None,
+    ) -> TapResult:
+        """Read the game, decide, and save onto the game as read: two statements. Should
+        another process have moved the game in between, nothing was saved, and it goes again
+        from the read; found unmoved, the move was over budget. `number`: the position the
+        move is meant for (`tap_at`)."""
         now = self._clock()
-        update_key = f"w{game_id}:{number}"
-        async with self._locks.writing(chat_id) as storage:
-            first = await claim(storage, update_key, now)
-            if first is not None:
-                return TapResult.decode(first.outcome, await storage.game(game_id))
-            stored = await storage.game(game_id)
-            if stored is not None and move_number(stored) != number:
-                result = self._refusal(stored, chat_id, user_id, now)
-                result = result or TapResult(TapStatus.STALE, stored)
-            else:
-                result = await self._tap(storage, chat_id, user_id, game_id, action, now)
-            if result.changed:
-                await record(storage, update_key, result.encode())
-            else:
-                await storage.forget_delivery(update_key)
+        async with self._locks.moving(chat_id) as storage:
+            result, unsaved = None, None
+            while result is None:
+                # This service's own last commit, while nothing else was written in the chat:
+                # the saved game, without a read (none is kept when other processes write).
+                stored = await (self.saved(game_id) if unsaved is None else storage.game(game_id))
+                first = None
+                if stored is not None:
+                    kept = "\n".join((stored.taps, *self._idle_taps.get(game_id, ())))
+                    first = first_tap(kept, update_key)
+                if first is not None:
+                    return TapResult(TapStatus.APPLIED, stored, engine.Outcome(first))
+                refusal = self._refusal(stored, chat_id, user_id, now)
+                if refusal is not None:
+                    return refusal
+                assert stored is not None
+                if number is not None and move_number(stored) != number:
+                    return TapResult(TapStatus.STALE, stored)
+                if stored.revision == unsaved:  # nobody moved it: the budget said no
+                    return TapResult(TapStatus.THROTTLED, stored)
+                result = await self._apply(storage, stored, action, now, update_key, number)
+                unsaved = stored.revision
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
         return result
 
-    async def _tap(
+    async def _apply(
         self,
         storage: Storage,
-        chat_id: int,
-        user_id: int,
-        game_id: int,
+        stored: StoredGame,
         action: Action,
         now: float,
-    ) -> TapResult:
-        stored = await storage.game(game_id)
-        refusal = self._refusal(stored, chat_id, user_id, now)
-        if refusal is not None:
-            return refusal
-        assert stored is not None
+        update_key: str | None,
+        number: int | None,
+    ) -> TapResult | None:
+        """The engine's move on the game as read, saved with its key; None if the game
+        changed since the read. A chat tap that changes nothing is kept for the next move's
+        save; a Mini App move (`number`) that changes nothing leaves its position open."""
         before = stored.game
         turn = engine.act(before, action, now)
+        idle = self._idle_taps.get(stored.id, ())
         if not turn.changed:
+            if update_key is not None and number is None:
+                line = tap_line(update_key, turn.outcome)
+                self._idle_taps[stored.id] = (*idle, line)[-RECENT_TAPS:]
             return TapResult(TapStatus.APPLIED, stored, turn.outcome)
         after = turn.game
         new_play = not stored.played_counted and after.moves > 0
         played_counted = stored.played_counted or new_play
-        await storage.update_game(stored, after, now, played_counted=played_counted, action=action)
+        mine = () if update_key is None else (tap_line(update_key, turn.outcome),)
+        taps = with_taps(stored.taps, *idle, *mine)
         won = turn.outcome is engine.Outcome.WON
-        await storage.add_to_records(
-            stored.owner_id,
+        saved = await storage.save_move(
+            stored,
             after,
+            now,
+            played_counted=played_counted,
+            action=action,
+            taps=taps,
             new_play=new_play,
             new_win=won and not before.ever_won,
             won_now=after.win if won else None,
+            budget=self._move_budget,
         )
+        if not saved:
+            return None
+        self._idle_taps.pop(stored.id, None)
         logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
         return TapResult(
             TapStatus.APPLIED,
             replace(
-                stored, game=after, played_counted=played_counted, shown_hint=None, actions=logged
+                stored,
+                game=after,
+                played_counted=played_counted,
+                shown_hint=None,
+                actions=logged,
+                taps=taps,
+                revision=stored.revision + 1,
             ),
             turn.outcome,
         )

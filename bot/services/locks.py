@@ -1,4 +1,5 @@
-"""The one rule for writing: a service takes the chat's lock, then runs one transaction.
+"""The one rule for writing: a service takes the chat's lock, then runs one transaction
+(or, for a move, one statement that commits on its own: `moving`).
 
 The lock orders everything this process does to one chat (taps, hints, jobs that end a
 challenge) without waiting on the database; the transaction makes each service call commit
@@ -56,3 +57,16 @@ class ChatLocks:
             number = next(self._writes)  # committed, and still under the chats' locks
             for chat_id in chat_ids:
                 self._written[chat_id] = number
+
+    @asynccontextmanager
+    async def moving(self, chat_id: int) -> AsyncIterator[Storage]:
+        """Hold the chat's lock, no transaction: for a read, then one write that commits on
+        its own and is saved only onto what was read (`Storage.save_move`).
+
+        A move pays no round trips for a transaction's start and end, and holds no row lock
+        while the engine runs: another process's move in between makes the write change
+        nothing, and the caller reads again.
+        """
+        async with self._lock(chat_id):
+            yield self._storage
+            self._written[chat_id] = next(self._writes)

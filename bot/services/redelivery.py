@@ -9,6 +9,13 @@ its own transaction, before anything else: the first delivery records its outcom
 with its changes, and any later delivery, on this process or another, finds the record and
 returns the same result without changing anything.
 
+A tap, the update that comes by far the most often, keeps no record of its own: a move that
+changed its game writes the game's row anyway, and the row keeps the keys of its last
+`RECENT_TAPS` moves with what each did (`first_tap`, `with_tap`). A redelivered tap finds its
+key there. A tap that changed nothing is written with the game's next move (until then, the
+board it would be judged on again is the same one): a copy of it that another process meets
+after that move finds it too.
+
 What an update makes the bot post into a chat (a reply, a board, a menu, a picture) is posted
 by one delivery alone: the first to claim the update's posting key (`first_to_post`), in a
 short transaction of its own once the update's changes are committed. A second delivery,
@@ -31,6 +38,32 @@ from bot.storage import Storage
 KEEP_SECONDS = 2 * 24 * 3600
 # The posting key of an update is its key with this mark: claimed apart from its changes.
 _POSTING = "post:"
+
+
+# How many of a game's last moves keep their key: a redelivery comes within seconds, and
+# the tap throttle lets a player through at 10 taps a second at most.
+RECENT_TAPS = 16
+
+
+def first_tap(taps: str, update_key: str | None) -> str | None:
+    """What the first delivery of this tap did, when the game's row still holds its key."""
+    if update_key is None:
+        return None
+    for line in taps.splitlines():
+        key, _, outcome = line.partition(" ")
+        if key == update_key:
+            return outcome
+    return None
+
+
+def tap_line(update_key: str, outcome: str) -> str:
+    """How the game's row keeps one tap: its key and what it did."""
+    return f"{update_key} {outcome}"
+
+
+def with_taps(taps: str, *lines: str) -> str:
+    """The game's taps with these added last, the oldest beyond the limit gone."""
+    return "\n".join([*taps.splitlines(), *lines][-RECENT_TAPS:])
 
 
 async def claim(storage: Storage, update_key: str | None, now: float) -> FirstOutcome | None:

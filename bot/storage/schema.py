@@ -245,6 +245,18 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE challenges ADD COLUMN salt TEXT",
         "ALTER TABLE challenges ADD COLUMN commitment TEXT",
     ),
+    # 11: a tap writes its game's row and nothing else. The row keeps the keys of its last
+    # taps with what each did (`taps`), so a redelivered tap finds its first delivery there
+    # rather than in a `deliveries` row of its own, and a revision that every saved move
+    # raises: a move is saved only onto the revision it was computed from, in one statement
+    # with the records, without holding a lock across the round trips between. Its moves'
+    # budget is there too, one for every process: the tokens left when it last moved.
+    (
+        "ALTER TABLE games ADD COLUMN taps TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE games ADD COLUMN revision {bigint} NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -15,7 +15,7 @@ from bot.codecs import GAME_PATTERN, parse_game_tap
 from bot.config import TELEGRAM_PACE
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.boards import button_data, moving_code, replay, shown_board, shown_moves
-from tests.support.databases import put_board, stored_game
+from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.harness import User, eventually
 
 
@@ -45,6 +45,21 @@ async def test_fifty_taps_in_a_burst_equal_fifty_sequential_taps(api, bot):
     for (i, first), (j, last) in itertools.combinations(enumerate(edits), 2):
         assert j - i + 1 <= TELEGRAM_PACE.burst + (last.time - first.time + 0.1) * rate
     assert not [r for r in api.requests if r.error_code == 429]
+
+
+async def test_a_tap_adds_no_row_of_its_own(api, bot):
+    """A tap writes its game's row alone, which keeps the tap's key for a repeat (delivered
+    again: tests/processes/test_redelivery.py): a million players' moves would otherwise be a
+    hundred million rows a day to write and prune."""
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    rows = await count_rows(bot.database, "deliveries")
+    arrows = {"l": "⬅️", "r": "➡️", "u": "⬆️", "d": "⬇️"}
+    for _ in range(5):
+        code = moving_code(await stored_game(bot.database, 101, 101))
+        _, board = await anna.tap(board, arrows[code])
+    assert (await stored_game(bot.database, 101, 101)).moves == 5
+    assert await count_rows(bot.database, "deliveries") == rows
 
 
 async def test_moves_keep_being_saved_while_an_edit_waits_out_a_flood_limit(api, bot):

@@ -6,6 +6,9 @@ their bytes both ways, new ones included (a network that drops packets: nobody s
 and only a timeout tells). After `restore()`, new connections reach the server; the ones a
 black hole swallowed bytes of stay silent, their streams broken, until an end closes them,
 which the other end never hears of.
+
+It can also put the server further away (`delay`, each way) and count the round trips made
+through it (`round_trips`): what a database in another zone costs, and what a tap pays.
 """
 
 from __future__ import annotations
@@ -22,17 +25,30 @@ class _Link:
 
     writers: list[asyncio.StreamWriter] = field(default_factory=list)
     swallowed: bool = False
+    answered: bool = True  # the last bytes through came from the server (or none yet)
+
+
+def _write_unless_closed(writer: asyncio.StreamWriter, data: bytes) -> None:
+    if not writer.transport.is_closing():
+        writer.write(data)
 
 
 class TcpProxy:
-    """Forwards connections to `target`, until cut or black-holed."""
+    """Forwards connections to `target`, until cut or black-holed.
 
-    def __init__(self, host: str, port: int) -> None:
+    `delay`: seconds each byte takes each way, so a round trip takes twice that more.
+    `round_trips`: how many times a client sent after the server had answered it (or first),
+    on every connection: each is a wait for the server.
+    """
+
+    def __init__(self, host: str, port: int, delay: float = 0.0) -> None:
         self._target = (host, port)
         self._server: asyncio.Server | None = None
         self._links: set[_Link] = set()
         self.up = True
         self._hole = False
+        self.delay = delay
+        self.round_trips = 0
 
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -81,19 +97,34 @@ class TcpProxy:
         link = _Link([writer, upstream_writer])
         self._links.add(link)
         await asyncio.gather(
-            self._pipe(reader, upstream_writer, link), self._pipe(upstream_reader, writer, link)
+            self._pipe(reader, upstream_writer, link, asking=True),
+            self._pipe(upstream_reader, writer, link),
         )
 
     async def _pipe(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter | None, link: _Link
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter | None,
+        link: _Link,
+        *,
+        asking: bool = False,
     ) -> None:
+        """One direction; `asking`: the client's, whose sends after an answer are counted."""
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             while data := await reader.read(65536):
                 if link.swallowed or writer is None:
                     continue
+                if asking and link.answered:
+                    self.round_trips += 1
+                link.answered = not asking
+                if self.delay:  # on its way, without holding up the bytes behind it
+                    loop.call_later(self.delay, _write_unless_closed, writer, data)
+                    continue
                 writer.write(data)
                 await writer.drain()
         if not link.swallowed and writer is not None:
+            await asyncio.sleep(self.delay)  # what is on its way arrives before the end
             writer.transport.abort()  # a reset passed on; a black hole passes nothing
             self._links.discard(link)
 

@@ -45,6 +45,7 @@ class StorageBase(ABC):
     # The two-argument scalar max and min: SQLite's max()/min(), PostgreSQL's GREATEST/LEAST.
     # Both skip NULL the way the records' queries rely on (min with a NULL is wrapped in coalesce).
     _LEAST = "min"
+    _GREATEST = "max"
     # How the schema's migration steps are spelled for this backend's database.
     _dialect: ClassVar[Dialect]
 
@@ -81,6 +82,26 @@ class StorageBase(ABC):
     @abstractmethod
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
         """Run one INSERT, inside the task's transaction, into a table with an `id`; the id."""
+
+    async def _execute_then(
+        self,
+        first: str,
+        first_params: Sequence[object],
+        then: str,
+        then_params: Sequence[object],
+    ) -> bool:
+        """Outside any transaction: run the UPDATE `first` and, if it changed a row, the
+        INSERT ... SELECT `then` (its `{guard}` the SELECT's WHERE), both or neither; whether
+        `first` changed a row.
+
+        Here a transaction of its own; a backend that pays a round trip per statement makes
+        the two one statement.
+        """
+        async with self.transaction():
+            if not await self._execute(first, first_params):
+                return False
+            await self._execute(then.format(guard="WHERE 1 = 1"), then_params)
+        return True
 
     def _for_update(self) -> str:
         """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""

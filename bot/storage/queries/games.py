@@ -15,7 +15,7 @@ from bot.storage.queries.base import Row, StorageBase
 
 GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
-    "hints, hint, actions, duel_of, duel_actions, duel_reported, daily_id"
+    "hints, hint, actions, duel_of, duel_actions, duel_reported, daily_id, taps, revision"
 )
 # Best first: score, then highest tile, then fewer moves, then whoever got there first.
 _RANKING = "score DESC, highest DESC, moves ASC, score_at ASC"
@@ -39,11 +39,39 @@ def game_from_row(row: Row) -> StoredGame:
         duel_actions=row[13],
         duel_reported=bool(row[14]),
         daily_id=row[15],
+        taps=row[16],
+        revision=row[17],
     )
 
 
 def _dump(game: engine.Game) -> str:
     return json.dumps(engine.to_dict(game), separators=(",", ":"))
+
+
+# A move saved: its state, what leaderboards rank by (`score_at` moves only when the score
+# does, for ties), its action logged, its taps, and the revision raised.
+_SAVE_MOVE = (
+    "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
+    "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ?, "
+    "hint = NULL, actions = actions || ?, taps = ?, revision = revision + 1"
+)
+
+
+def _move_values(
+    game: engine.Game, now: float, played_counted: bool, action: engine.Action, taps: str
+) -> tuple[object, ...]:
+    return (
+        _dump(game),
+        int(played_counted),
+        game.score,
+        game.highest,
+        game.moves,
+        game.score,
+        now,
+        now,
+        engine.ACTION_CODES[action],
+        taps,
+    )
 
 
 async def standings(
@@ -131,26 +159,59 @@ class GameQueries(StorageBase):
         played_counted: bool,
         action: engine.Action,
     ) -> None:
-        """Save a game's new state and log the action that made it (if the game has a log).
-
-        `score_at` moves only when the score does (for ties).
-        """
+        """Save a game's new state and log the action that made it (if the game has a log),
+        inside the running transaction, whatever its revision."""
         await self._execute(
-            "UPDATE games SET state = ?, played_counted = ?, score = ?, highest = ?, moves = ?, "
-            "score_at = CASE WHEN score != ? THEN ? ELSE score_at END, updated_at = ?, "
-            "hint = NULL, actions = actions || ? WHERE id = ?",
+            f"{_SAVE_MOVE} WHERE id = ?",
+            (*_move_values(game, now, played_counted, action, stored.taps), stored.id),
+        )
+
+    async def save_move(
+        self,
+        stored: StoredGame,
+        game: engine.Game,
+        now: float,
+        *,
+        played_counted: bool,
+        action: engine.Action,
+        taps: str,
+        new_play: bool,
+        new_win: bool,
+        won_now: engine.Win | None,
+        budget: tuple[float, float] | None = None,
+    ) -> bool:
+        """Save a move onto the game as `stored` read it, with its taps and the player's
+        records, atomically, outside any transaction; False, and nothing saved, when the game
+        changed meanwhile (another process moved or ended it) or its moves are over budget.
+
+        `budget`: (moves a second, burst) of the game's token bucket, kept in its row for
+        every process alike; None spends none. One statement on PostgreSQL, so a move costs
+        one round trip and no lock held across round trips; the caller reads the game again
+        on False, and finds it unchanged when the budget refused the move.
+        """
+        folded, folded_params = self._fold_records(
+            stored, game, new_play=new_play, new_win=new_win, won_now=won_now
+        )
+        spend, spend_params, afford, afford_params = "", (), "", ()
+        if budget is not None:
+            rate, burst = budget
+            tokens = f"{self._LEAST}(?, move_tokens + (? - moved_at) * ?)"
+            spend, spend_params = (
+                f", move_tokens = {tokens} - 1, moved_at = ?",
+                (burst, now, rate, now),
+            )
+            afford, afford_params = f" AND {tokens} >= 1", (burst, now, rate)
+        return await self._execute_then(
+            f"{_SAVE_MOVE}{spend} WHERE id = ? AND revision = ? AND active = 1{afford}",
             (
-                _dump(game),
-                int(played_counted),
-                game.score,
-                game.highest,
-                game.moves,
-                game.score,
-                now,
-                now,
-                engine.ACTION_CODES[action],
+                *_move_values(game, now, played_counted, action, taps),
+                *spend_params,
                 stored.id,
+                stored.revision,
+                *afford_params,
             ),
+            folded,
+            folded_params,
         )
 
     async def save_hint(self, stored: StoredGame, direction: str) -> None:

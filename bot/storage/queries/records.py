@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import engine
-from bot.models import Record
+from bot.models import Record, StoredGame
 from bot.storage.queries.base import StorageBase
 
 
@@ -30,28 +30,37 @@ class RecordQueries(StorageBase):
         )
         return 0 if row is None else row[0]
 
-    async def add_to_records(
+    def _fold_records(
         self,
-        user_id: int,
+        stored: StoredGame,
         game: engine.Game,
         *,
         new_play: bool,
         new_win: bool,
         won_now: engine.Win | None,
-    ) -> None:
-        """Fold one game's progress into the player's records for that board size.
+    ) -> tuple[str, tuple[object, ...]]:
+        """The statement that folds a move of `stored` (now `game`) into the player's records
+        for that board size, for `_execute_then` after the move's save (its `{guard}` left).
 
-        Call it after the game is saved: the best score and the highest tile are those of the
-        player's games as their boards hold them now, so points an undo took back count
-        nowhere, here as on every leaderboard.
+        The best score and the highest tile are those of the player's games as their boards
+        hold them now, so points an undo took back count nowhere, here as on every
+        leaderboard: this game's new values beside the best of the player's others, so the
+        statement needs not see the move's own save.
         """
-        least = self._LEAST
-        best = "SELECT coalesce(max({column}), 0) FROM games WHERE owner_id = ? AND size = ?"
-        await self._execute(
+        least, greatest = self._LEAST, self._GREATEST
+        others = (
+            "(SELECT coalesce(max({column}), 0) FROM games "
+            "WHERE owner_id = ? AND size = ? AND id <> ?)"
+        )
+        owner, size = stored.owner_id, game.size
+        return (
             f"""INSERT INTO records (user_id, size, best_score, games_played, games_won,
                    highest_tile, fewest_moves_to_win, fastest_win_seconds)
-               VALUES (?, ?, ({best.format(column="score")}), ?, ?,
-                   ({best.format(column="highest")}), ?, ?)
+               SELECT CAST(? AS BIGINT), CAST(? AS INTEGER),
+                   {greatest}(CAST(? AS BIGINT), {others.format(column="score")}),
+                   CAST(? AS BIGINT), CAST(? AS BIGINT),
+                   {greatest}(CAST(? AS BIGINT), {others.format(column="highest")}),
+                   CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION) {{guard}}
                ON CONFLICT (user_id, size) DO UPDATE SET
                    best_score = excluded.best_score,
                    games_played = records.games_played + excluded.games_played,
@@ -64,14 +73,18 @@ class RecordQueries(StorageBase):
                        {least}(records.fastest_win_seconds, excluded.fastest_win_seconds),
                        records.fastest_win_seconds, excluded.fastest_win_seconds)""",
             (
-                user_id,
-                game.size,
-                user_id,
-                game.size,
+                owner,
+                size,
+                game.score,
+                owner,
+                size,
+                stored.id,
                 int(new_play),
                 int(new_win),
-                user_id,
-                game.size,
+                game.highest,
+                owner,
+                size,
+                stored.id,
                 won_now.moves if won_now else None,
                 won_now.play_seconds if won_now else None,
             ),

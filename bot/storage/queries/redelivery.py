@@ -39,9 +39,6 @@ class RedeliveryQueries(StorageBase):
             (outcome, created_id, key),
         )
 
-    async def forget_delivery(self, key: str) -> None:
-        await self._execute("DELETE FROM deliveries WHERE key = ?", (key,))
-
     async def forget_deliveries(self, before: float) -> int:
         """Drop the keys claimed before `before`; how many."""
         return await self._execute("DELETE FROM deliveries WHERE created_at < ?", (before,))

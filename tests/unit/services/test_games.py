@@ -11,10 +11,11 @@ import engine
 from bot.codecs import challenge_payload
 from bot.models import NewChallenge, StoredGame
 from bot.outcomes import HintStatus, TapStatus
+from bot.services.cache import no_cache
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService, move_number
 from bot.services.locks import ChatLocks
-from bot.storage import Storage
+from bot.storage import Storage, open_storage
 from tests.support.boards import moving_code
 from tests.support.databases import put_board
 
@@ -196,3 +197,43 @@ async def test_a_hint_is_given_only_on_the_players_own_game_outside_challenges(s
     entry = await challenges.join(challenge_payload(challenge), OTHER)
     hinted = await games.hint(OTHER, OTHER, entry.entry.id)
     assert hinted.status is HintStatus.HINTS_OFF
+
+
+@pytest.mark.parametrize("processes", [1, 3])
+async def test_a_games_moves_have_one_budget_however_many_processes_apply_them(database, processes):
+    """A script's taps spread over processes (storages on one database) get no more moves
+    than through one: the budget is counted in the game's row."""
+    clock = [NOW]
+    stores = [await open_storage(database) for _ in range(processes)]
+    try:
+        games = [
+            GameService(
+                s,
+                ChatLocks(s),
+                clock=lambda: clock[0],
+                new_seed=lambda: 5,
+                copies=no_cache,  # as every process keeps none with others beside it
+                move_budget=(10.0, 60.0),
+            )
+            for s in stores
+        ]
+        board = await games[0].start(7, 7, 6)
+
+        async def flood(taps: int) -> list[TapStatus]:
+            statuses = []
+            for n in range(taps):
+                game = (await stores[0].game(board.id)).game
+                direction = next(d for d in engine.DIRECTIONS if engine.play(game, d, 0.0).changed)
+                result = await games[n % processes].tap(7, 7, board.id, direction, f"q{n}")
+                statuses.append(result.status)
+            return statuses
+
+        first = await flood(80)
+        assert first.count(TapStatus.APPLIED) == 60  # the burst
+        assert first[60:] == [TapStatus.THROTTLED] * 20
+        clock[0] += 1.0
+        assert (await flood(15)).count(TapStatus.APPLIED) == 10  # a second's refill
+        assert (await stores[0].game(board.id)).game.moves == 70
+    finally:
+        for store in stores:
+            await store.close()

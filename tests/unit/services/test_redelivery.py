@@ -15,11 +15,12 @@ import asyncio
 import engine
 from bot.codecs import challenge_payload
 from bot.outcomes import TapStatus
+from bot.services.cache import no_cache
 from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.players import PlayerService
-from bot.services.redelivery import KEEP_SECONDS, UpdateLog
+from bot.services.redelivery import KEEP_SECONDS, RECENT_TAPS, UpdateLog
 from bot.storage import open_storage
 from tests.support.databases import count_rows
 
@@ -57,15 +58,20 @@ async def test_a_repeated_tap_returns_the_first_result_and_changes_nothing(stora
 
 
 async def test_one_tap_delivered_to_two_processes_at_once_applies_once(database):
-    """Each tap reaches both processes (two storages on one database) at the same moment."""
+    """Each tap reaches both processes (two storages on one database) at the same moment.
+
+    One process may run ahead of the other by every tap here: a copy is recognised while its
+    game has made fewer than RECENT_TAPS moves since.
+    """
     first, second = await open_storage(database), await open_storage(database)
     try:
+        # No copies of saved games: processes sharing a database keep none (build_runtime).
         games = [
-            GameService(first, ChatLocks(first), new_seed=lambda: 11),
-            GameService(second, ChatLocks(second)),
+            GameService(first, ChatLocks(first), new_seed=lambda: 11, copies=no_cache),
+            GameService(second, ChatLocks(second), copies=no_cache),
         ]
         board = await games[0].start(PLAYER, PLAYER, 4)
-        plan = ["left", "up", "right", "down"] * 5
+        plan = (["left", "up", "right", "down"] * RECENT_TAPS)[:RECENT_TAPS]
         copies = [
             games[copy].tap(PLAYER, PLAYER, board.id, direction, f"q{n}")
             for n, direction in enumerate(plan)
@@ -123,22 +129,39 @@ async def test_repeated_commands_create_nothing_new_and_switch_nothing_back(stor
 async def test_keys_are_kept_as_long_as_telegram_may_deliver_again(storage, database):
     clock = [NOW]
     games = GameService(storage, ChatLocks(storage), clock=lambda: clock[0], new_seed=lambda: 5)
-    board = await games.start(PLAYER, PLAYER, 4)
-    game = board.game
-    for key in ("q-old-1", "q-old-2"):
-        direction = moving_direction(game)
-        game = (await games.tap(PLAYER, PLAYER, board.id, direction, key)).stored.game
+    await games.start(PLAYER, PLAYER, 4, f"m{PLAYER}:1")
+    await games.start(PLAYER, PLAYER, 6, f"m{PLAYER}:2")
     clock[0] = NOW + KEEP_SECONDS - 60
-    await games.tap(PLAYER, PLAYER, board.id, "undo", "q-recent")
+    recent = await games.start(PLAYER, PLAYER, 5, f"m{PLAYER}:3")
     assert await count_rows(database, "deliveries") == 3
 
     forgotten = await UpdateLog(storage, clock=lambda: NOW + KEEP_SECONDS + 1).forget_old()
     assert forgotten == 2
-    assert await count_rows(database, "deliveries", "key = ?", "q-recent") == 1
-    # The undo delivered again is still recognised: it does not undo a second move.
-    await games.tap(PLAYER, PLAYER, board.id, "undo", "q-recent")
+    assert await count_rows(database, "deliveries", "key = ?", f"m{PLAYER}:3") == 1
+    # The /new delivered again is still recognised: it starts no third game.
+    assert await games.start(PLAYER, PLAYER, 5, f"m{PLAYER}:3") == recent
+    assert await count_rows(database, "games") == 3
+
+
+async def test_a_tap_is_recognised_by_its_games_row_and_writes_no_row_of_its_own(storage, database):
+    """The game's row keeps its last moves' keys: a tap costs the update of that row alone."""
+    games = GameService(storage, ChatLocks(storage), clock=lambda: NOW, new_seed=lambda: 5)
+    board = await games.start(PLAYER, PLAYER, 4)
+    game, applied = board.game, []
+    for n in range(RECENT_TAPS + 4):
+        result = await games.tap(PLAYER, PLAYER, board.id, moving_direction(game), f"q{n}")
+        assert result.changed
+        game = result.stored.game
+        applied.append(result)
+    assert await count_rows(database, "deliveries") == 0
+
+    oldest_kept = len(applied) - RECENT_TAPS
+    for n in (oldest_kept, len(applied) - 1):
+        again = await games.tap(PLAYER, PLAYER, board.id, "undo", f"q{n}")
+        assert (again.status, again.outcome) == (TapStatus.APPLIED, applied[n].outcome)
     saved = (await storage.game(board.id)).game
-    assert (saved.moves, saved.undos_left) == (1, engine.UNDO_LIMIT - 1)
+    assert (saved.moves, saved.undos_left) == (len(applied), engine.UNDO_LIMIT)
+    assert await count_rows(database, "deliveries") == 0
 
 
 async def test_what_an_update_makes_the_bot_post_goes_out_from_one_delivery_alone(database):
