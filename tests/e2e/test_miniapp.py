@@ -184,6 +184,59 @@ async def test_another_players_game_is_forbidden(api, webbot, http):
     await daan.post("open", 404, game=10_000)
 
 
+async def test_a_group_game_is_played_in_the_group_alone(api, webbot, http):
+    """The page acts in the player's private chat: a group board is refused, nothing posted."""
+    anna = User(api, 101, "Anna")
+    api.add_group(GROUP, "2048 Club", admins={anna.id})
+    board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)
+    await put_board(webbot.database, GROUP, 101, [[1024, 1024, 0, 0]] + [[0] * 4] * 3, moves=9)
+    before = await stored_game(webbot.database, GROUP, 101)
+    games = await count_rows(webbot.database, "games")
+    mark = api.mark()
+    anna_page = page(http, webbot, 101)
+    for name, body in (
+        ("open", {}),
+        ("move", {"seq": 9, "action": "left"}),
+        ("hint", {}),
+        ("new", {"size": 5}),
+        ("share", {}),
+    ):
+        refused = await anna_page.post(name, 403, game=game_id(board), **body)
+        assert refused == {"error": "not_private"}
+    assert await stored_game(webbot.database, GROUP, 101) == before
+    assert await count_rows(webbot.database, "games") == games
+    await anna.send("/help", chat_id=GROUP)  # answered next: nothing was queued before it
+    assert not api.find_requests(["sendPhoto", "editMessageText"], after=mark, chat_id=GROUP)
+    assert len(api.find_requests("sendMessage", after=mark, chat_id=GROUP)) == 1
+
+
+async def test_a_flood_of_new_games_and_shares_posts_one_of_each(api, webbot, http):
+    """However fast the page asks, the chat gets one board and one card waiting at most."""
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(webbot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3, moves=3)
+    webbot.process.miniapp.throttle = Throttle(rate=1e9, burst=1e9)
+    anna_page = page(http, webbot, 101)
+    games = await count_rows(webbot.database, "games")
+    mark = api.mark()
+    state = await anna_page.post("open", game=game_id(board))
+    cards = [await anna_page.post("share", game=state["game"]) for _ in range(20)]
+    assert {card["toast"] for card in cards} == {"Your picture is in the chat."}
+    started = [await anna_page.post("new", game=state["game"], size=5) for _ in range(10)]
+    for _ in range(10):
+        started.append(await anna_page.post("new", game=started[-1]["game"], size=5))
+    assert len({s["game"] for s in started}) == 1
+    assert await count_rows(webbot.database, "games") == games + 1
+    pacer = webbot.application.bot_data.runtime.pacer
+    await eventually(lambda: pacer.backlog()[0] == 0)
+    posts = api.find_requests(["sendMessage", "sendPhoto"], after=mark, chat_id=101)
+    # What was on its way already when the flood began, and the one post that replaced the rest.
+    assert [r.method for r in posts].count("sendPhoto") <= 2
+    assert [r.method for r in posts].count("sendMessage") <= 2
+    (shown,) = [r for r in posts if r.method == "sendMessage"][-1:]
+    assert str(started[-1]["game"]) in json.dumps(shown.params["reply_markup"])
+
+
 async def test_a_repeated_sequence_number_applies_once(api, webbot, http):
     _anna, _board, anna_page, opened = await opened_page(
         api, webbot, http, [[2, 2, 0, 0], [4, 0, 0, 0], [0] * 4, [0] * 4]

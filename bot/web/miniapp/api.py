@@ -4,7 +4,8 @@ Each call is a POST with a small JSON body carrying the page's `initData` (see i
 What comes back is the game as committed, so the page always draws what the database holds:
 
 - 400 for a body that is not what the API takes, 413 for one over `MAX_BODY` bytes;
-- 401 for initData that proves nothing, 403 for another player's game, 404 for no such game;
+- 401 for initData that proves nothing, 403 for another player's game or a game outside the
+  player's private chat, 404 for no such game;
 - 429 (with Retry-After) once the player's taps, which chat and page share, run out.
 
 Nothing here knows Telegram's handlers: what the chat must see after a call (the board
@@ -140,6 +141,8 @@ class Api:
             raise Refused(404, "no_such_game")
         if stored.owner_id != call.user.id:
             raise Refused(403, "not_yours")
+        if stored.chat_id != call.user.id:  # a group's board is played in the group alone
+            raise Refused(403, "not_private")
         return stored
 
     async def _state(
@@ -207,13 +210,16 @@ class Api:
         return state
 
     async def new(self, call: Call) -> dict[str, Any]:
-        """A new game where the page's game is; sent again, it is the same new game."""
+        """A new game where the page's game is; sent again, it is the same new game, and a
+        size asked for while an unplayed game of that size runs keeps that game."""
         stored = await self._game(call)
         size = _integer(call.body, "size")
         if size not in engine.SIZES:
             raise Refused(400, "bad_size")
         delivery = f"wn{stored.id}:{move_number(stored)}"
-        started = await self.app.games.start(stored.chat_id, call.user.id, size, delivery)
+        started = await self.app.games.start(
+            stored.chat_id, call.user.id, size, delivery, keep_unplayed=True
+        )
         await self.app.chat.redraw(started, call.language)
         return await self._state(started, call.language)
 
