@@ -1,9 +1,18 @@
 """The Mini App's JSON API: every call proves who sends it, then makes one service call.
 
-Each call is a POST with a small JSON body carrying the page's `initData` (see initdata.py).
+Each call is a POST whose `Authorization: tma <initData>` header carries the page's initData
+(see initdata.py), and whose small JSON body says what to do. Who asks is settled from the
+headers alone, cheapest check first, before a byte of the body is read: the user the initData
+claims must have requests left (`claims`, a bucket keyed by the unverified id), then the HMAC
+must prove the claim, then the player's taps must have one left. A peer without credentials
+costs a header parse; one player's flood is refused before it costs a hash, a body or a
+database read, and its connection is closed with the refusal, so each refused request costs
+its sender a new connection. The body then has `BODY_TIMEOUT` to arrive.
+
 What comes back is the game as committed, so the page always draws what the database holds:
 
-- 400 for a body that is not what the API takes, 413 for one over `MAX_BODY` bytes;
+- 400 for a body that is not what the API takes, whatever its shape, depth or types; 413 for
+  one over `MAX_BODY` bytes, 408 for one slower than `BODY_TIMEOUT`;
 - 401 for initData that proves nothing, 403 for another player's game or a game outside the
   player's private chat, 404 for no such game;
 - 429 (with Retry-After) once the player's taps, which chat and page share, run out.
@@ -32,14 +41,21 @@ from bot.presentation.i18n import resolve_language, translator
 from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
 from bot.transport.throttle import Throttle
-from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
+from bot.web.miniapp.initdata import InitDataError, WebAppUser, check, read
 from bot.web.server import BodyRefused, RouteSet, read_body
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 
 STATIC = Path(__file__).parent / "static"
-# The largest body the page sends is a move: initData (under 1 KB) and a few fields.
-MAX_BODY = 8 * 1024
-# Seconds the whole body may take to arrive once its headers have.
-BODY_TIMEOUT = 10.0
+# The largest body the page sends is a move: a few short fields.
+MAX_BODY = 1024
+# Seconds the whole body may take to arrive once its headers have: it fits in one packet.
+BODY_TIMEOUT = 1.0
+# `Authorization: tma <initData>`, the scheme Mini Apps send their initData under.
+AUTH_SCHEME = "tma "
+# Requests per claimed user before the HMAC: twice the taps' budget, so a player's own calls
+# always meet their taps' bucket first, and a forger naming them locks out no chat button.
+CLAIMS_PER_SECOND = 2 * TAPS_PER_SECOND
+CLAIM_BURST = 2 * TAP_BURST
 ACTIONS: frozenset[str] = frozenset(engine.ACTION_CODES)
 # Seconds a throttled page waits before it sends again (a bucket refills a tap in 0.1 s).
 RETRY_AFTER = 1
@@ -70,6 +86,10 @@ class MiniApp:
     chat: Chat
     max_age: float = DEFAULT_INITDATA_MAX_AGE
     clock: Callable[[], float] = field(default=time.time)
+    # Requests per user the initData claims, counted before the claim is checked.
+    claims: Throttle = field(
+        default_factory=lambda: Throttle(rate=CLAIMS_PER_SECOND, burst=CLAIM_BURST)
+    )
 
 
 class Refused(Exception):
@@ -80,19 +100,28 @@ class Refused(Exception):
 
 
 def _refused(status: int, reason: str) -> web.Response:
+    """The refusal as JSON; one of who is asking also ends the connection, its body unread."""
     headers = {"Retry-After": str(RETRY_AFTER)} if status == 429 else None
-    return web.json_response({"error": reason}, status=status, headers=headers)
+    response = web.json_response({"error": reason}, status=status, headers=headers)
+    if status in (401, 429):
+        response.force_close()
+    return response
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
-    raw = await read_body(request, MAX_BODY, BODY_TIMEOUT)
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object; Refused(400) for anything else, however deep or odd."""
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise Refused(400, "not_json") from error
     if not isinstance(body, dict):
         raise Refused(400, "not_an_object")
     return body
+
+
+def _init_data(request: web.Request) -> str:
+    header = request.headers.get("Authorization", "")
+    return header[len(AUTH_SCHEME) :] if header.startswith(AUTH_SCHEME) else ""
 
 
 def _integer(body: dict[str, Any], name: str, *, optional: bool = False) -> int | None:
@@ -118,17 +147,17 @@ class Api:
         self.app = app
 
     async def _call(self, request: web.Request) -> Call:
-        body = await _body(request)
         app = self.app
-        init_data = body.get("initData")
         try:
-            user = verify(
-                init_data if isinstance(init_data, str) else "", app.token, app.clock(), app.max_age
-            )
+            claim = read(_init_data(request))
+            if not app.claims.allow(claim.user.id):
+                raise Refused(429, "too_many")
+            user = check(claim, app.token, app.clock(), app.max_age)
         except InitDataError as error:
             raise Refused(401, "unauthorized") from error
         if not app.throttle.allow(user.id):
             raise Refused(429, "too_many")
+        body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
         player = await app.players.player(user.id)
         return Call(user, resolve_language(player.language, user.language_code), body)
 
@@ -178,13 +207,13 @@ class Api:
         return state
 
     async def move(self, call: Call) -> dict[str, Any]:
-        stored = await self._game(call)
         action = call.body.get("action")
-        if action not in ACTIONS:
+        if not isinstance(action, str) or action not in ACTIONS:
             raise Refused(400, "bad_action")
         number = _integer(call.body, "seq")
         assert number is not None
         chosen: Action = action  # type: ignore[assignment]
+        stored = await self._game(call)
         result = await self.app.games.tap_at(
             stored.chat_id, call.user.id, stored.id, chosen, number
         )

@@ -1,5 +1,6 @@
 /* The page's calls to its server (bot/web/miniapp/api.py). Each carries the initData Telegram
- * signed for the page; each answer is the game as committed. A refusal is an ApiError whose
+ * signed for the page in its Authorization header, which the server checks before it reads
+ * the body; each answer is the game as committed. A refusal is an ApiError whose
  * `reason` says what the page can do about it, so no caller reads a message's words. */
 
 /* Why a call was refused: "throttled" (send again after `retryAfter` seconds), "expired"
@@ -17,8 +18,8 @@ export class ApiError extends Error {
 export async function call(initData, name, body) {
   const response = await fetch(`api/${name}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ initData, ...body }),
+    headers: { "Content-Type": "application/json", Authorization: `tma ${initData}` },
+    body: JSON.stringify({ ...body }),
   });
   if (response.status === 429) {
     const seconds = Number(response.headers.get("Retry-After")) || 1;
