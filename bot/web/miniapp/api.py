@@ -42,7 +42,7 @@ from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
 from bot.transport.throttle import Throttle
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, check, read
-from bot.web.server import BodyRefused, RouteSet, read_body
+from bot.web.server import BodyRefused, RouteSet, read_body, verified
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 
 STATIC = Path(__file__).parent / "static"
@@ -157,6 +157,7 @@ class Api:
             raise Refused(401, "unauthorized") from error
         if not app.throttle.allow(user.id):
             raise Refused(429, "too_many")
+        verified(request)
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
         player = await app.players.player(user.id)
         return Call(user, resolve_language(player.language, user.language_code), body)
