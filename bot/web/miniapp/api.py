@@ -5,9 +5,11 @@ Each call is a POST whose `Authorization: tma <initData>` header carries the pag
 headers alone, cheapest check first, before a byte of the body is read: the user the initData
 claims must have requests left (`claims`, a bucket keyed by the unverified id), then the HMAC
 must prove the claim, then the player's taps must have one left. A peer without credentials
-costs a header parse; one player's flood is refused before it costs a hash, a body or a
-database read, and its connection is closed with the refusal, so each refused request costs
-its sender a new connection. The body then has `BODY_TIMEOUT` to arrive.
+costs a header parse, and loses its connection; one player's flood is refused before it
+costs a hash, a body or a database read, each refusal sent only once the page may send again
+(so a connection carries one refused call a second), and what their budget lets through is
+answered one call at a time, beside everyone else's calls. The body then has `BODY_TIMEOUT`
+to arrive.
 
 What comes back is the game as committed, so the page always draws what the database holds:
 
@@ -23,9 +25,11 @@ redrawn through the pacer, the card sent) is done by the `Chat` the bot hands in
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -100,10 +104,11 @@ class Refused(Exception):
 
 
 def _refused(status: int, reason: str) -> web.Response:
-    """The refusal as JSON; one of who is asking also ends the connection, its body unread."""
+    """The refusal as JSON; a sender who proves nothing also loses the connection, its body
+    unread, so each guess costs a new connection."""
     headers = {"Retry-After": str(RETRY_AFTER)} if status == 429 else None
     response = web.json_response({"error": reason}, status=status, headers=headers)
-    if status in (401, 429):
+    if status == 401:
         response.force_close()
     return response
 
@@ -142,11 +147,21 @@ class Call:
     body: dict[str, Any]
 
 
+@dataclass(slots=True)
+class _Turn:
+    """A player's calls: the one being answered holds `lock`, the rest wait for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    callers: int = 0
+
+
 class Api:
     def __init__(self, app: MiniApp) -> None:
         self.app = app
+        self._turns: dict[int, _Turn] = {}
 
-    async def _call(self, request: web.Request) -> Call:
+    def _sender(self, request: web.Request) -> WebAppUser:
+        """Who sends the request, from its headers alone, cheapest check first."""
         app = self.app
         try:
             claim = read(_init_data(request))
@@ -158,9 +173,28 @@ class Api:
         if not app.throttle.allow(user.id):
             raise Refused(429, "too_many")
         verified(request)
+        return user
+
+    async def _call(self, request: web.Request, user: WebAppUser) -> Call:
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
-        player = await app.players.player(user.id)
+        player = await self.app.players.player(user.id)
         return Call(user, resolve_language(player.language, user.language_code), body)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, user_id: int) -> AsyncIterator[None]:
+        """One call of each player at a time: a burst of one player's calls is worked through
+        in turn, beside everyone else's, never all at once ahead of them."""
+        turn = self._turns.get(user_id)
+        if turn is None:
+            turn = self._turns[user_id] = _Turn()
+        turn.callers += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.callers -= 1
+            if not turn.callers:
+                del self._turns[user_id]
 
     async def _game(self, call: Call) -> StoredGame:
         game_id = _integer(call.body, "game", optional=True)
@@ -191,8 +225,14 @@ class Api:
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
             try:
-                return web.json_response(await work(await self._call(request)))
+                user = self._sender(request)
+                async with self._turn(user.id):
+                    return web.json_response(await work(await self._call(request, user)))
             except Refused as refused:
+                if refused.status == 429:
+                    # Answered when the page may send again: a connection carries at most one
+                    # refused call a RETRY_AFTER, however fast a script sends on it.
+                    await asyncio.sleep(RETRY_AFTER)
                 return _refused(refused.status, refused.reason)
             except BodyRefused as refused:
                 return refused.response
