@@ -6,6 +6,8 @@ and stops is bot/lifecycle.py's business.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from telegram import LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
@@ -13,6 +15,7 @@ from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 from bot import handlers
 from bot.config import Config
 from bot.handlers.context import CONTEXT_TYPES
+from bot.handlers.throttling import refuse_overflow
 from bot.transport.ratelimit import ChatRateLimiter
 from bot.transport.telegram_health import TelegramHealth, WatchedRequest
 from bot.transport.updates import ChatOrderedProcessor
@@ -62,11 +65,16 @@ def build_application(config: Config, runtime: Runtime) -> Application:
         .context_types(CONTEXT_TYPES)
         .request(WatchedRequest(health, connection_pool_size=API_CONNECTIONS))
     )
+
+    def overflow(update: object) -> Awaitable[None]:
+        return refuse_overflow(application, update)  # the application, once built below
+
     if config.webhook is None:
         # Different chats are served concurrently, each chat's updates one at a time in order.
         # Two connections: at shutdown the long poll being cancelled may still hold one while
         # the last call, which confirms what was fetched, needs the other.
-        builder = builder.concurrent_updates(ChatOrderedProcessor()).get_updates_request(
+        processor = ChatOrderedProcessor(overflow=overflow)
+        builder = builder.concurrent_updates(processor).get_updates_request(
             WatchedRequest(health, connection_pool_size=2)
         )
     else:
@@ -76,7 +84,7 @@ def build_application(config: Config, runtime: Runtime) -> Application:
         queue = AcknowledgingQueue()
         builder = (
             builder.update_queue(queue)
-            .concurrent_updates(AcknowledgingProcessor(queue))
+            .concurrent_updates(AcknowledgingProcessor(queue, overflow=overflow))
             .updater(None)
         )
     if config.base_url:

@@ -6,7 +6,8 @@ Inline queries (one per keystroke) have a throttle per user too. Taps of every k
 their own, more generous throttle per user: most cost no message in the chat, and those that
 post one (a size menu, a board) post at most one of each per player at a time
 (bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
-write.
+write. A sender so far ahead that their updates no longer wait in their chat's order
+(bot/transport/updates.py) is refused at once by `refuse_overflow`, which reads nothing.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.ext import ApplicationHandlerStop
+from telegram.ext import Application, ApplicationHandlerStop
 
 from bot.chat.posts import answer
 from bot.handlers.context import GROUP_TYPES, BotContext
+from bot.presentation.i18n import player_language, translator
+from bot.wiring import runtime_of
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,17 @@ async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     t = await context.sender_translator(query.from_user)
     await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
     raise ApplicationHandlerStop
+
+
+async def refuse_overflow(application: Application, update: object) -> None:
+    """A tap beyond its sender's wait is answered as one over budget; the rest is dropped
+    unanswered, as over-budget messages are."""
+    if not isinstance(update, Update) or update.callback_query is None:
+        return
+    query = update.callback_query
+    player = await runtime_of(application).players.player(query.from_user.id)
+    t = translator(player_language(player, query.from_user.language_code))
+    await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
 
 
 def _drop_excess_messages(update: Update, context: BotContext) -> None:

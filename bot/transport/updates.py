@@ -5,14 +5,21 @@ must never see the second before the first. python-telegram-bot's concurrent pro
 gives no order at all, so each update here waits for the previous update of its chat first.
 
 The wait holds none of the processing slots: a chat that floods the bot queues behind
-itself, and every other chat still finds a free slot.
+itself, and every other chat still finds a free slot. What waits is bounded too: each sender
+may have `MAX_WAITING` updates waiting in a chat; the ones beyond skip the chat's order and
+go to `overflow` at once (which refuses them, and answers a tap), so they are done with in
+moments. A person never gets that far ahead of the bot; a script's burst would otherwise hold
+a parsed update, its coroutine and its task (about 7 KB) per tap for as long as the chat
+takes to work through them, and the process keeps memory it has grown to once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Coroutine
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from telegram import Update
@@ -20,10 +27,14 @@ from telegram.ext import BaseUpdateProcessor
 
 from bot.metrics import UPDATES
 
+log = logging.getLogger(__name__)
 MAX_CONCURRENT_UPDATES = 256  # what concurrent_updates(True) means in python-telegram-bot
 # python-telegram-bot's own bound is taken only after a chat's turn has come (see below), so
 # its semaphore is set beyond reach and `_slots` does the real bounding.
 _UNBOUNDED = 2**31 - 1
+# Updates of one sender waiting in one chat, the one running included, before more are dropped:
+# at five taps a second, twenty seconds of a chat that has fallen behind.
+MAX_WAITING = 100
 
 
 def update_kind(update: object) -> str:
@@ -42,12 +53,29 @@ def chat_key(update: object) -> int | None:
     return None
 
 
+def _sender(update: object) -> int | None:
+    if isinstance(update, Update) and update.effective_user is not None:
+        return update.effective_user.id
+    return None
+
+
+# What becomes of an update beyond its sender's wait, instead of its handlers.
+Overflow = Callable[[object], Awaitable[None]]
+
+
 class ChatOrderedProcessor(BaseUpdateProcessor):
-    def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
+    def __init__(
+        self,
+        max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
+        overflow: Overflow | None = None,
+    ) -> None:
         super().__init__(_UNBOUNDED)
         self._slots = asyncio.Semaphore(max_concurrent_updates)
+        self._overflow = overflow
         # Per chat, the future the chat's latest update resolves when it is done.
         self._last: dict[int, asyncio.Future[None]] = {}
+        # Per chat and sender, their updates waiting or running.
+        self._waiting: Counter[tuple[int, int | None]] = Counter()
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -67,6 +95,16 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
             async with self._slots:
                 await coroutine
             return
+        sender = (key, _sender(update))
+        if self._waiting[sender] >= MAX_WAITING:
+            if isinstance(coroutine, Coroutine):
+                coroutine.close()
+            log.debug("update in chat %s refused: its sender has %d waiting", key, MAX_WAITING)
+            if self._overflow is not None:
+                async with self._slots:
+                    await self._overflow(update)
+            return
+        self._waiting[sender] += 1
         previous = self._last.get(key)
         done = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda _: self._forget(key, done))
@@ -77,6 +115,9 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
             async with self._slots:
                 await coroutine
         finally:
+            self._waiting[sender] -= 1
+            if not self._waiting[sender]:
+                del self._waiting[sender]
             if (
                 isinstance(coroutine, Coroutine)
                 and inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
