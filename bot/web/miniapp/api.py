@@ -229,9 +229,11 @@ class Api:
                 async with self._turn(user.id):
                     return web.json_response(await work(await self._call(request, user)))
             except Refused as refused:
-                if refused.status == 429:
+                if refused.status in (401, 429):
                     # Answered when the page may send again: a connection carries at most one
-                    # refused call a RETRY_AFTER, however fast a script sends on it.
+                    # refused call a RETRY_AFTER, however fast a script sends on it, and a
+                    # peer without credentials comes back at most that often. Meanwhile its
+                    # connection is the first to go when the server needs room.
                     await asyncio.sleep(RETRY_AFTER)
                 return _refused(refused.status, refused.reason)
             except BodyRefused as refused:
