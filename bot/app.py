@@ -6,8 +6,6 @@ and stops is bot/lifecycle.py's business.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-
 from telegram import LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults, Job
@@ -15,10 +13,10 @@ from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 from bot import handlers
 from bot.config import Config
 from bot.handlers.context import CONTEXT_TYPES
-from bot.handlers.throttling import refuse_overflow
+from bot.handlers.throttling import OverflowRefusal
 from bot.transport.ratelimit import ChatRateLimiter
 from bot.transport.telegram_health import TelegramHealth, WatchedRequest
-from bot.transport.updates import ChatOrderedProcessor
+from bot.transport.updates import BoundedUpdateQueue, ChatOrderedProcessor
 from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.wiring import Runtime
 
@@ -66,17 +64,15 @@ def build_application(config: Config, runtime: Runtime) -> Application:
         .request(WatchedRequest(health, connection_pool_size=API_CONNECTIONS))
     )
 
-    def overflow(update: object) -> Awaitable[None]:
-        return refuse_overflow(application, update)  # the application, once built below
-
+    overflow = OverflowRefusal(runtime)
     if config.webhook is None:
         # Different chats are served concurrently, each chat's updates one at a time in order.
         # Two connections: at shutdown the long poll being cancelled may still hold one while
         # the last call, which confirms what was fetched, needs the other.
         processor = ChatOrderedProcessor(overflow=overflow)
-        builder = builder.concurrent_updates(processor).get_updates_request(
-            WatchedRequest(health, connection_pool_size=2)
-        )
+        builder = (
+            builder.update_queue(BoundedUpdateQueue()).concurrent_updates(processor)
+        ).get_updates_request(WatchedRequest(health, connection_pool_size=2))
     else:
         # The same, and each webhook request is answered once its update is handled, so
         # Telegram's one-at-a-time delivery per chat keeps the order across processes.

@@ -10,7 +10,8 @@ may have `MAX_WAITING` updates waiting in a chat; the ones beyond skip the chat'
 go to `overflow` at once (which refuses them, and answers a tap), so they are done with in
 moments. A person never gets that far ahead of the bot; a script's burst would otherwise hold
 a parsed update, its coroutine and its task (about 7 KB) per tap for as long as the chat
-takes to work through them, and the process keeps memory it has grown to once.
+takes to work through them, and the process keeps memory it has grown to once. When polling,
+`BoundedUpdateQueue` bounds the whole: what is fetched waits for room, at Telegram.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ MAX_CONCURRENT_UPDATES = 256  # what concurrent_updates(True) means in python-te
 # python-telegram-bot's own bound is taken only after a chat's turn has come (see below), so
 # its semaphore is set beyond reach and `_slots` does the real bounding.
 _UNBOUNDED = 2**31 - 1
-# Updates of one sender waiting in one chat, the one running included, before more are dropped:
+# Updates of one sender waiting in one chat, the one running included, before more are refused:
 # at five taps a second, twenty seconds of a chat that has fallen behind.
 MAX_WAITING = 100
+# Polling: updates fetched and not yet handled, and updates fetched and not yet taken.
+IN_FLIGHT = 1024
+QUEUED = 100  # one getUpdates answer
 
 
 def update_kind(update: object) -> str:
@@ -57,6 +61,36 @@ def _sender(update: object) -> int | None:
     if isinstance(update, Update) and update.effective_user is not None:
         return update.effective_user.id
     return None
+
+
+class BoundedUpdateQueue(asyncio.Queue[Any]):
+    """The Application's update queue when polling, holding at most what the bot can use.
+
+    `get` waits while IN_FLIGHT updates taken are not done (the Application calls
+    `task_done` as each one's processing ends) and `put` while QUEUED are waiting, so the
+    updater stops fetching until the bot catches up: a burst waits at Telegram, not in this
+    process's memory. Each update is handled in moments once taken (a flood's beyond its
+    sender's wait is refused at once), so other chats' updates wait behind a burst briefly.
+    """
+
+    def __init__(self, queued: int = QUEUED, in_flight: int = IN_FLIGHT) -> None:
+        super().__init__(queued)
+        self._in_flight = in_flight
+        self._taken = 0
+        self._room = asyncio.Event()
+
+    async def get(self) -> Any:
+        while self._taken >= self._in_flight:
+            self._room.clear()
+            await self._room.wait()
+        item = await super().get()
+        self._taken += 1
+        return item
+
+    def task_done(self) -> None:
+        super().task_done()
+        self._taken = max(0, self._taken - 1)  # the shutdown's drain takes without `get`
+        self._room.set()
 
 
 # What becomes of an update beyond its sender's wait, instead of its handlers.

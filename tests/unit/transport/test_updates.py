@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from telegram import Chat, Message, Update, User
 
-from bot.transport.updates import MAX_WAITING, ChatOrderedProcessor
+from bot.transport.updates import MAX_WAITING, BoundedUpdateQueue, ChatOrderedProcessor
 
 
 def _update(update_id: int, chat_id: int, sender: int = 1) -> Update:
@@ -116,3 +116,22 @@ async def test_a_sender_far_ahead_of_their_chat_is_refused_at_once_and_others_st
     # Once the chat has caught up, the sender's updates wait in order again.
     await processor.process_update(_update(1000, group), handle(1000))
     assert ran[-1] == 1000 and len(refused) == 50
+
+
+async def test_the_polling_queue_takes_no_more_than_the_bot_can_handle():
+    queue = BoundedUpdateQueue(queued=2, in_flight=3)
+    for update_id in range(2):
+        await queue.put(update_id)
+    blocked_put = asyncio.create_task(queue.put(2))  # the updater stops fetching here
+    await asyncio.sleep(0)
+    assert not blocked_put.done()
+    taken = [await queue.get() for _ in range(2)]
+    await asyncio.wait_for(blocked_put, timeout=30)
+    taken.append(await queue.get())
+    await queue.put(3)
+    blocked_get = asyncio.create_task(queue.get())  # three taken and none done yet
+    await asyncio.sleep(0)
+    assert not blocked_get.done()
+    queue.task_done()
+    assert await asyncio.wait_for(blocked_get, timeout=30) == 3
+    assert taken == [0, 1, 2]
