@@ -26,6 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
@@ -36,6 +37,7 @@ from bot.app import build_application
 from bot.chat.announcements import catch_up
 from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
+from bot.chat.jobs import Callback, bounded, limit_for
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
 from bot.services.redelivery import KEEP_SECONDS
@@ -48,6 +50,9 @@ from bot.web.miniapp.api import MiniApp
 from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
 from bot.wiring import Runtime, build_runtime
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import UpdatesLock
 
 log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -74,6 +79,8 @@ class BotProcess:
     runtime: Runtime
     application: Application
     miniapp: MiniApp
+    # With PostgreSQL, who takes the updates; its `lost` ends the run.
+    updates_lock: UpdatesLock | None = None
 
     @property
     def telegram(self) -> TelegramHealth:
@@ -91,6 +98,7 @@ def bot_id(token: str) -> int:
 async def opened(config: Config) -> AsyncIterator[BotProcess]:
     """The locks, the storage, the runtime and the Application, built but not started."""
     async with AsyncExitStack() as steps:
+        updates_lock = None
         if config.database_url is None:
             # A SQLite file is locked for this process alone from before it is opened.
             lock = DatabaseLock(config.database)
@@ -102,7 +110,10 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             from bot.storage.postgres import UpdatesLock
 
             updates_lock = UpdatesLock(
-                config.database_url, bot_id(config.token), polling=config.webhook is None
+                config.database_url,
+                bot_id(config.token),
+                polling=config.webhook is None,
+                wait=config.database_wait,
             )
             await updates_lock.acquire()
             steps.push_async_callback(updates_lock.release)
@@ -125,7 +136,7 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             chat=ChatEcho(application),
             max_age=config.webapp_max_age,
         )
-        yield BotProcess(config, runtime, application, miniapp)
+        yield BotProcess(config, runtime, application, miniapp, updates_lock)
 
 
 @asynccontextmanager
@@ -174,6 +185,8 @@ async def run(config: Config) -> None:
 
     Raises TokenRejected when Telegram refuses the token while the bot runs: nothing can
     work again until an operator changes it, so the process ends and its supervisor sees.
+    Raises StorageUnavailable when another process took the updates lock while this one had
+    lost it (a PostgreSQL restart): two pollers must never run at once.
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -183,12 +196,14 @@ async def run(config: Config) -> None:
     for handler in handlers:
         handler.addFilter(_no_token_traceback)
     refused = asyncio.Event()
+    lock = None
     try:
         async with opened(config) as process:
             refused = process.telegram.token_refused
+            lock = process.updates_lock
             async with serving(process):
                 log.info("running")
-                await _until(stop, refused)
+                await _until(stop, refused, *([] if lock is None else [lock.lost]))
     except InvalidToken:  # the polling loop's end, raised again as it is stopped
         if not refused.is_set():
             raise
@@ -199,6 +214,8 @@ async def run(config: Config) -> None:
             loop.remove_signal_handler(sig)
     if refused.is_set():
         raise TokenRejected("Unauthorized")
+    if lock is not None and lock.lost.is_set():
+        raise StorageUnavailable(lock.reason)
 
 
 def _no_token_traceback(record: logging.LogRecord) -> bool:
@@ -207,9 +224,10 @@ def _no_token_traceback(record: logging.LogRecord) -> bool:
     return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
 
 
-async def _until(stop: asyncio.Event, refused: asyncio.Event) -> None:
-    """Wait for a stop signal or for Telegram to refuse the token, whichever comes first."""
-    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(refused.wait())]
+async def _until(*events: asyncio.Event) -> None:
+    """Wait for the first of `events`: a stop signal, Telegram refusing the token, the
+    updates lock taken by another process."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -265,18 +283,19 @@ async def _stop(application: Application, runtime: Runtime) -> None:
 def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -> None:
     assert application.job_queue is not None
     jobs = application.job_queue
-    # What a restart, an outage or another process left owed, now and every few seconds.
-    jobs.run_repeating(_catch_up, interval=config.outbox_interval, first=0, name="catch-up")
-    jobs.run_repeating(
-        _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
-    )
-    if runtime.shared is not None:
-        jobs.run_repeating(_forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces")
+
+    def every(callback: Callback, interval: float, name: str, first: float | None = None) -> None:
+        """A repeating job, each run cut off before the next one is due."""
         jobs.run_repeating(
-            _schedule_open_challenges,
-            interval=config.challenge_sync_interval,
-            name="schedule-open-challenges",
+            bounded(callback, limit_for(interval)), interval=interval, first=first, name=name
         )
+
+    # What a restart, an outage or another process left owed, now and every few seconds.
+    every(_catch_up, config.outbox_interval, "catch-up", first=0)
+    every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
+    if runtime.shared is not None:
+        every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
+        every(_schedule_open_challenges, config.challenge_sync_interval, "schedule-open-challenges")
 
 
 async def _catch_up(context: BotContext) -> None:
