@@ -63,6 +63,7 @@ class BotApiMethods:
             ("sendMessage", self.send_message),
             ("sendPhoto", self._media_sender("photo")),
             ("sendAnimation", self._media_sender("animation")),
+            ("sendDocument", self._media_sender("document")),
             ("answerInlineQuery", self.answer_inline_query),
             ("savePreparedInlineMessage", self.save_prepared_inline_message),
             ("editMessageText", self.edit_message_text),
@@ -266,7 +267,8 @@ class BotApiMethods:
         return self.world.message_dict(msg)
 
     def _media_sender(self, kind: str) -> Handler:
-        """sendPhoto / sendAnimation: a new upload or a known file id, with a caption."""
+        """sendPhoto / sendAnimation / sendDocument: a new upload or a known file id, with a
+        caption."""
 
         async def handler(params: dict[str, Any]) -> Any:
             chat = self._writable_chat(params)
@@ -279,6 +281,8 @@ class BotApiMethods:
             files = self.world.files.resolve(params, kind, kind)
             if kind == "photo":
                 media: dict[str, Any] = {"photo": [f.photo_size() for f in files]}
+            elif kind == "document":
+                media = {"document": files[0].document()}
             else:
                 media = {"animation": files[0].animation(), "document": files[0].animation()}
             msg = self.world.store_message(

@@ -47,7 +47,7 @@ def state(t: Translator, stored: StoredGame, best: int, number: int) -> dict[str
         "over": game.over,
         "active": stored.active,
         "hint": stored.shown_hint,
-        "hints": stored.challenge_id is None,
+        "hints": stored.challenge_id is None and stored.daily_id is None,
         "banner": _plain(render.game_banner(t, game)),
         "title": render.size_name(t, game.size),
     }

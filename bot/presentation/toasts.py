@@ -18,6 +18,15 @@ def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> 
         return render.outcome_toast(t, result.outcome)
     if status is TapStatus.NOT_YOURS:
         return t._("This is {name}'s game. /new starts your own.", name=owner or "")
+    if (
+        status is TapStatus.CHALLENGE_OVER
+        and result.stored is not None
+        and (result.stored.daily_id is not None)
+    ):
+        return t._(
+            "This daily ended at midnight (UTC). Your score counts as it stands: {score}.",
+            score=t.number(result.stored.game.score),
+        )
     if status is TapStatus.CHALLENGE_OVER:
         return t._("This challenge has ended. Your score counts as it stands.")
     if status is TapStatus.OLD_GAME:
@@ -43,6 +52,12 @@ def hint_toast(t: Translator, result: HintResult, *, owner: str | None = None) -
             direction=name,
             reason=hint_reason(t, result.reason),
         )
+    if (
+        status is HintStatus.HINTS_OFF
+        and result.stored is not None
+        and (result.stored.daily_id is not None)
+    ):
+        return t._("Hints are off in the daily: everyone plays on their own.")
     if status is HintStatus.HINTS_OFF:
         return t._("Hints are off in challenges: everyone plays on their own.")
     if status is HintStatus.NOT_NOW:

@@ -311,7 +311,7 @@ class GameService:
         stored = access.stored
         if stored is None:
             return HintResult(HintStatus.REFUSED, refused=access.refused)
-        if stored.challenge_id is not None:
+        if stored.challenge_id is not None or stored.daily_id is not None:
             return HintResult(HintStatus.HINTS_OFF, stored)
         if stored.game.awaiting_choice:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.AWAITING_CHOICE)
