@@ -6,7 +6,13 @@ arrow. Every `--every` users, once the bot has gone quiet, it prints the process
 memory (VmRSS, Linux). Whatever the bot keeps per user in memory shows up as steady growth;
 caches with a bound show up as a plateau.
 
+With `--burst N`, one more player then taps an arrow on their board N times, as fast as the
+Bot API delivers the taps: the memory is printed once every tap is answered, and every 15 s
+for a minute after, to show what the burst leaves behind. `--root` runs another checkout's
+bot (an older commit, for a before-and-after).
+
     .venv/bin/python -m benchmarks.memory [--users 20000] [--batch 100] [--every 2000]
+    .venv/bin/python -m benchmarks.memory --users 2000 --burst 20000 [--root OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -81,13 +87,50 @@ async def _settle(api: FakeBotApi, quiet: float = 1.0) -> None:
             return
 
 
-async def run(users: int, batch: int, every: int) -> None:
+async def _burst(api: FakeBotApi, pid: int, taps: int) -> None:
+    """One player's `taps` arrow taps at once; the memory then and over the next minute."""
+    events = api.subscribe()
+    player = FIRST_USER - 1
+    api.add_user(player, "Burst")
+    api.send_text(player, player, "/start")
+    board = (await _boards(events, range(player, player + 1)))[player]
+    arrows = [row[0]["callback_data"] for row in board["reply_markup"]["inline_keyboard"][:2]]
+    await _settle(api)
+    before = rss_mib(pid)
+    started = time.monotonic()
+    queries = [
+        api.tap(player, player, board["message_id"], arrows[n % 2], strict=False)
+        for n in range(taps)
+    ]
+    unanswered = 0
+    for query in queries:
+        try:
+            await api.wait_answer(query, timeout=30)
+        except TimeoutError:  # the emulator dropped the answer's connection, say
+            unanswered += 1
+    answered = time.monotonic() - started
+    await _settle(api)
+    print(
+        f"burst of {taps} taps from one player, answered in {answered:.0f} s "
+        f"({unanswered} unanswered)",
+        flush=True,
+    )
+    print(f"{'seconds after':>13}  {'RSS MiB':>8}  {'over the plateau':>16}", flush=True)
+    print(f"{'before':>13}  {before:>8.1f}", flush=True)
+    for after in range(0, 61, 15):
+        if after:
+            await asyncio.sleep(15)
+        now = rss_mib(pid)
+        print(f"{after:>13}  {now:>8.1f}  {now - before:>+16.1f}", flush=True)
+
+
+async def run(users: int, batch: int, every: int, burst: int, root: Path) -> None:
     async with FakeBotApi() as api:
         events = api.subscribe()
         with tempfile.TemporaryDirectory() as folder:
             env = bot_environment(api, Path(folder) / "memory.sqlite3")
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=ROOT, env=env
+                sys.executable, "-m", "bot", cwd=root, env=env
             )
             try:
                 await api.wait_request("setMyCommands", timeout=60)
@@ -108,6 +151,8 @@ async def run(users: int, batch: int, every: int) -> None:
                             f"{served:>7}  {rss_mib(process.pid):>8.1f}  {elapsed:>7.0f}",
                             flush=True,
                         )
+                if burst:
+                    await _burst(api, process.pid, burst)
             finally:
                 process.terminate()
                 await process.wait()
@@ -118,8 +163,10 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--every", type=int, default=2_000)
+    parser.add_argument("--burst", type=int, default=0, help="one player's taps at the end")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose bot runs")
     args = parser.parse_args()
-    asyncio.run(run(args.users, args.batch, args.every))
+    asyncio.run(run(args.users, args.batch, args.every, args.burst, args.root))
 
 
 if __name__ == "__main__":

@@ -98,24 +98,20 @@ async def _api_moves(base: str, token: str, users: range, moves: int) -> tuple[i
 
     async def play(session: aiohttp.ClientSession, user: int) -> int:
         init = init_data(token, {"id": user, "first_name": f"Player {user}"})
+        auth = {"Authorization": f"tma {init}"}
         url = f"{base}{MINIAPP_PATH}/api/"
-        async with session.post(url + "open", json={"initData": init}) as r:
+        async with session.post(url + "open", json={}, headers=auth) as r:
             state = await r.json()
             game = state["game"]
         for i in range(moves // len(users)):
             if state["over"]:
                 async with session.post(
-                    url + "new", json={"initData": init, "game": game, "size": 6}
+                    url + "new", json={"game": game, "size": 6}, headers=auth
                 ) as r:
                     state = await r.json()
                     game = state["game"]
-            body = {
-                "initData": init,
-                "game": game,
-                "seq": state["seq"],
-                "action": DIRECTIONS[i % 4],
-            }
-            async with session.post(url + "move", json=body) as r:
+            body = {"game": game, "seq": state["seq"], "action": DIRECTIONS[i % 4]}
+            async with session.post(url + "move", json=body, headers=auth) as r:
                 state = await r.json()
         return moves // len(users)
 

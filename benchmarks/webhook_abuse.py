@@ -5,12 +5,17 @@ Run from the repository root:
     .venv/bin/python -m benchmarks.webhook_abuse
     .venv/bin/python -m benchmarks.webhook_abuse --root OTHER_CHECKOUT   # an older commit
 
-A `--webhook` bot process on SQLite, with the usual 1,024 open files, gets:
+A `--webhook` bot process on SQLite that serves the Mini App too, with the usual 1,024 open
+files, gets:
 1. five 100 MB bodies without the secret, one after the other: its resident memory before
    and after (MiB), and how much of each body it accepted;
 2. 1,100 connections that send half a request's headers without the secret and then stall:
    how long an update that Telegram posts meanwhile (with the secret) takes to be answered;
-3. its stderr over both: how many lines and bytes of log the attack cost.
+3. its stderr over both: how many lines and bytes of log the attack cost;
+4. 1,100 connections that post to the Mini App's API without credentials and trickle the
+   body a byte every half second, each opened again a second after it is closed, for
+   `--seconds`: how many `/healthz` probes (two a second) and Telegram deliveries (with the
+   secret, two a second) are answered within `ANSWER_WITHIN` seconds.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SECRET = "benchmark_secret-0123456789"
 MB = 1024 * 1024
 STALLED = 1100
+TRICKLING = 1100
+# Seconds a probe or a delivery may wait for its answer before it counts as unanswered.
+ANSWER_WITHIN = 5.0
 
 
 def _rss_mib(pid: int) -> float:
@@ -89,12 +97,84 @@ async def _update_answered(port: int) -> float:
     return float("inf")
 
 
+async def _trickle(port: int, stop: asyncio.Event) -> None:
+    """A Mini App call without credentials whose body comes a byte every half second; a
+    closed connection is opened again a second later, to keep the attack's count up."""
+    head = (
+        b"POST /app/api/move HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 4000\r\n\r\n"
+    )
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(1)
+            continue
+        try:
+            writer.write(head)
+            while not stop.is_set() and not reader.at_eof():
+                writer.write(b" ")
+                await writer.drain()
+                with contextlib.suppress(TimeoutError):
+                    if await asyncio.wait_for(reader.read(100), timeout=0.5):
+                        break  # answered: the server has closed, or will
+        except OSError:
+            pass
+        finally:
+            writer.close()
+        await asyncio.sleep(1)
+
+
+async def _answered(port: int, request: bytes, expected: bytes) -> bool:
+    """Whether `request`, on a connection of its own, is answered `expected` in time."""
+    try:
+        async with asyncio.timeout(ANSWER_WITHIN):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            try:
+                writer.write(request)
+                await writer.drain()
+                return (await reader.read(100)).startswith(expected)
+            finally:
+                writer.close()
+    except (OSError, TimeoutError):
+        return False
+
+
+async def _slow_bodies(port: int, seconds: float) -> tuple[int, int, int, int]:
+    """(healthz answered, probes, deliveries answered, deliveries) under TRICKLING peers."""
+    stop = asyncio.Event()
+    peers = [asyncio.create_task(_trickle(port, stop)) for _ in range(TRICKLING)]
+    await asyncio.sleep(3)  # every peer connected and trickling
+    probe = b"GET /healthz HTTP/1.1\r\nHost: bot\r\nConnection: close\r\n\r\n"
+    anna = {"id": 42, "first_name": "Anna"}
+    checks: list[asyncio.Task[bool]] = []
+    deliveries: list[asyncio.Task[bool]] = []
+    for number in range(int(seconds * 2)):
+        checks.append(asyncio.create_task(_answered(port, probe, b"HTTP/1.1 200")))
+        message = {
+            "message_id": 100 + number,
+            "date": 0,
+            "text": "/rules",
+            "from": {**anna, "is_bot": False},
+            "chat": {**anna, "type": "private"},
+        }
+        body = json.dumps({"update_id": 100 + number, "message": message}).encode()
+        delivery = _head(len(body), SECRET) + body
+        deliveries.append(asyncio.create_task(_answered(port, delivery, b"HTTP/1.1 200")))
+        await asyncio.sleep(0.5)
+    healthy = sum(await asyncio.gather(*checks))
+    delivered = sum(await asyncio.gather(*deliveries))
+    stop.set()
+    await asyncio.gather(*peers)
+    return healthy, len(checks), delivered, len(deliveries)
+
+
 def _limit_open_files() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
 
 
-async def measure(root: Path, folder: Path) -> None:
+async def measure(root: Path, folder: Path, seconds: float) -> None:
     async with FakeBotApi() as api:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -107,6 +187,7 @@ async def measure(root: Path, folder: Path) -> None:
             BOT_DATABASE=str(folder / "bot.sqlite3"),
             WEBHOOK_URL="https://bot.example/telegram",
             WEBHOOK_SECRET=SECRET,
+            WEBAPP_URL="https://bot.example",
             PORT=str(port),
             LISTEN="127.0.0.1",
             LOG_LEVEL="INFO",
@@ -155,6 +236,13 @@ async def measure(root: Path, folder: Path) -> None:
             written = (folder / "stderr.log").read_text(errors="replace")[log_before:]
             for line in sorted({line[24:120] for line in written.splitlines()})[:5]:
                 print("   ", line)
+            healthy, probes, delivered, deliveries = await _slow_bodies(port, seconds)
+            print(
+                f"{TRICKLING} connections trickling Mini App bodies without credentials: "
+                f"/healthz answered {healthy} of {probes} ({100 * healthy / probes:.0f} %), "
+                f"Telegram's deliveries {delivered} of {deliveries} "
+                f"({100 * delivered / deliveries:.0f} %)"
+            )
         finally:
             process.send_signal(signal.SIGTERM)
             try:
@@ -168,11 +256,12 @@ async def measure(root: Path, folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose bot runs")
+    parser.add_argument("--seconds", type=float, default=20, help="how long the trickle lasts")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
     with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(measure(args.root, Path(folder)))
+        asyncio.run(measure(args.root, Path(folder), args.seconds))
 
 
 if __name__ == "__main__":

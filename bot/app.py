@@ -13,9 +13,10 @@ from telegram.ext import Application, ApplicationBuilder, Defaults, Job
 from bot import handlers
 from bot.config import Config
 from bot.handlers.context import CONTEXT_TYPES
+from bot.handlers.throttling import OverflowRefusal
 from bot.transport.ratelimit import ChatRateLimiter
 from bot.transport.telegram_health import TelegramHealth, WatchedRequest
-from bot.transport.updates import ChatOrderedProcessor
+from bot.transport.updates import BoundedUpdateQueue, ChatOrderedProcessor
 from bot.transport.webhook import AcknowledgingProcessor, AcknowledgingQueue
 from bot.wiring import Runtime
 
@@ -62,13 +63,16 @@ def build_application(config: Config, runtime: Runtime) -> Application:
         .context_types(CONTEXT_TYPES)
         .request(WatchedRequest(health, connection_pool_size=API_CONNECTIONS))
     )
+
+    overflow = OverflowRefusal(runtime)
     if config.webhook is None:
         # Different chats are served concurrently, each chat's updates one at a time in order.
         # Two connections: at shutdown the long poll being cancelled may still hold one while
         # the last call, which confirms what was fetched, needs the other.
-        builder = builder.concurrent_updates(ChatOrderedProcessor()).get_updates_request(
-            WatchedRequest(health, connection_pool_size=2)
-        )
+        processor = ChatOrderedProcessor(overflow=overflow)
+        builder = (
+            builder.update_queue(BoundedUpdateQueue()).concurrent_updates(processor)
+        ).get_updates_request(WatchedRequest(health, connection_pool_size=2))
     else:
         # The same, and each webhook request is answered once its update is handled, so
         # Telegram's one-at-a-time delivery per chat keeps the order across processes.
@@ -76,7 +80,7 @@ def build_application(config: Config, runtime: Runtime) -> Application:
         queue = AcknowledgingQueue()
         builder = (
             builder.update_queue(queue)
-            .concurrent_updates(AcknowledgingProcessor(queue))
+            .concurrent_updates(AcknowledgingProcessor(queue, overflow=overflow))
             .updater(None)
         )
     if config.base_url:

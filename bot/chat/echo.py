@@ -4,7 +4,9 @@ The Mini App's API (bot/web/miniapp/) knows nothing of Telegram; the bot hands i
 `ChatEcho`, which does what a tap would have done for the chat: a paced, coalesced redraw of
 the game's board message (a new board when it has none), the move's effects, and the card
 `/share` sends, or, for a client that can share it to any chat itself (shareMessage), the
-card as a prepared inline message.
+card as a prepared inline message. Each post replaces the same player's post of its kind
+still waiting, as the chat's buttons do (bot/handlers/buttons.py): however fast a script
+calls the API, a chat holds at most one board and one card of each player waiting to go out.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ class ChatEcho:
         t = await self._chat_language(stored, language)
         view = (await runtime.players.player(stored.owner_id)).view
         if stored.message_id is None:
-            send_board(self._application, None, stored, t, view)
+            board = ("board", stored.owner_id)  # the key the chat's buttons post boards under
+            send_board(self._application, None, stored, t, view, latest_of=board)
         else:
             redraw_board(self._application, stored, stored.message_id, t, view)
 
@@ -56,7 +59,8 @@ class ChatEcho:
         if stored.game.moves == 0:
             return False
         t = await self._chat_language(stored, language)
-        await post_card(self._application, None, stored.chat_id, stored, t)
+        card = ("card", stored.owner_id)
+        await post_card(self._application, None, stored.chat_id, stored, t, latest_of=card)
         return True
 
     async def prepare(self, stored: StoredGame, language: str) -> tuple[str | None, str]:

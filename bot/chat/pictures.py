@@ -9,7 +9,7 @@ queue full, is told so in one sentence (`refusal`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -165,12 +165,17 @@ async def post_card(
     chat_id: int,
     stored: StoredGame,
     t: Translator,
+    *,
+    latest_of: Hashable | None = None,
 ) -> None:
-    """The game's card into the chat, drawn and sent in the chat's turn like every message."""
+    """The game's card into the chat, drawn and sent in the chat's turn like every message.
+
+    `latest_of`: a newer post of the same name replaces this one while it waits.
+    """
     bot, runtime = application.bot, runtime_of(application)
     caption, markup = await card_message(bot, runtime, stored, t)
     card = CardPost(bot, runtime, chat_id, stored, t, caption, markup, update)
-    post_in_turn(application, update, chat_id, card)
+    post_in_turn(application, update, chat_id, card, latest_of=latest_of)
 
 
 async def send_replay(

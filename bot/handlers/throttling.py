@@ -6,20 +6,29 @@ Inline queries (one per keystroke) have a throttle per user too. Taps of every k
 their own, more generous throttle per user: most cost no message in the chat, and those that
 post one (a size menu, a board) post at most one of each per player at a time
 (bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
-write.
+write. A sender so far ahead that their updates no longer wait in their chat's order
+(bot/transport/updates.py) is refused at once by `OverflowRefusal`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
+from cachetools import TTLCache
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.chat.posts import answer
 from bot.handlers.context import GROUP_TYPES, BotContext
+from bot.models import Player
+from bot.presentation.i18n import player_language, resolve_language, translator
+from bot.transport.throttle import MAX_TRACKED_USERS
+from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
+# Seconds a flood's refusals keep the sender's language once read.
+LANGUAGE_SECONDS = 10.0
 
 
 async def drop_excess(update: Update, context: BotContext) -> None:
@@ -49,6 +58,37 @@ async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     t = await context.sender_translator(query.from_user)
     await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
     raise ApplicationHandlerStop
+
+
+class OverflowRefusal:
+    """Refuses an update beyond its sender's wait: a tap is answered as one over budget, the
+    rest dropped unanswered, as over-budget messages are.
+
+    It runs for every tap of a flood at once, so the sender's language is read once per
+    `LANGUAGE_SECONDS` however many of their taps ask for it together.
+    """
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._players: TTLCache[int, asyncio.Future[Player]] = TTLCache(
+            MAX_TRACKED_USERS, ttl=LANGUAGE_SECONDS
+        )
+
+    async def __call__(self, update: object) -> None:
+        if not isinstance(update, Update) or update.callback_query is None:
+            return
+        query = update.callback_query
+        user = query.from_user
+        reading = self._players.get(user.id)
+        if reading is None:
+            reading = asyncio.ensure_future(self._runtime.players.player(user.id))
+            self._players[user.id] = reading
+        try:
+            choice = player_language(await asyncio.shield(reading), user.language_code)
+        except Exception:  # the database away: Telegram's language will do for a refusal
+            choice = resolve_language(None, user.language_code)
+        t = translator(choice)
+        await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
 
 
 def _drop_excess_messages(update: Update, context: BotContext) -> None:

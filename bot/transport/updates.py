@@ -5,14 +5,22 @@ must never see the second before the first. python-telegram-bot's concurrent pro
 gives no order at all, so each update here waits for the previous update of its chat first.
 
 The wait holds none of the processing slots: a chat that floods the bot queues behind
-itself, and every other chat still finds a free slot.
+itself, and every other chat still finds a free slot. What waits is bounded too: each sender
+may have `MAX_WAITING` updates waiting in a chat; the ones beyond skip the chat's order and
+go to `overflow` at once (which refuses them, and answers a tap), so they are done with in
+moments. A person never gets that far ahead of the bot; a script's burst would otherwise hold
+a parsed update, its coroutine and its task (about 7 KB) per tap for as long as the chat
+takes to work through them, and the process keeps memory it has grown to once. When polling,
+`BoundedUpdateQueue` bounds the whole: what is fetched waits for room, at Telegram.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Coroutine
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from telegram import Update
@@ -20,10 +28,17 @@ from telegram.ext import BaseUpdateProcessor
 
 from bot.metrics import UPDATES
 
+log = logging.getLogger(__name__)
 MAX_CONCURRENT_UPDATES = 256  # what concurrent_updates(True) means in python-telegram-bot
 # python-telegram-bot's own bound is taken only after a chat's turn has come (see below), so
 # its semaphore is set beyond reach and `_slots` does the real bounding.
 _UNBOUNDED = 2**31 - 1
+# Updates of one sender waiting in one chat, the one running included, before more are refused:
+# at five taps a second, twenty seconds of a chat that has fallen behind.
+MAX_WAITING = 100
+# Polling: updates fetched and not yet handled, and updates fetched and not yet taken.
+IN_FLIGHT = 1024
+QUEUED = 100  # one getUpdates answer
 
 
 def update_kind(update: object) -> str:
@@ -42,12 +57,59 @@ def chat_key(update: object) -> int | None:
     return None
 
 
+def _sender(update: object) -> int | None:
+    if isinstance(update, Update) and update.effective_user is not None:
+        return update.effective_user.id
+    return None
+
+
+class BoundedUpdateQueue(asyncio.Queue[Any]):
+    """The Application's update queue when polling, holding at most what the bot can use.
+
+    `get` waits while IN_FLIGHT updates taken are not done (the Application calls
+    `task_done` as each one's processing ends) and `put` while QUEUED are waiting, so the
+    updater stops fetching until the bot catches up: a burst waits at Telegram, not in this
+    process's memory. Each update is handled in moments once taken (a flood's beyond its
+    sender's wait is refused at once), so other chats' updates wait behind a burst briefly.
+    """
+
+    def __init__(self, queued: int = QUEUED, in_flight: int = IN_FLIGHT) -> None:
+        super().__init__(queued)
+        self._in_flight = in_flight
+        self._taken = 0
+        self._room = asyncio.Event()
+
+    async def get(self) -> Any:
+        while self._taken >= self._in_flight:
+            self._room.clear()
+            await self._room.wait()
+        item = await super().get()
+        self._taken += 1
+        return item
+
+    def task_done(self) -> None:
+        super().task_done()
+        self._taken = max(0, self._taken - 1)  # the shutdown's drain takes without `get`
+        self._room.set()
+
+
+# What becomes of an update beyond its sender's wait, instead of its handlers.
+Overflow = Callable[[object], Awaitable[None]]
+
+
 class ChatOrderedProcessor(BaseUpdateProcessor):
-    def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
+    def __init__(
+        self,
+        max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
+        overflow: Overflow | None = None,
+    ) -> None:
         super().__init__(_UNBOUNDED)
         self._slots = asyncio.Semaphore(max_concurrent_updates)
+        self._overflow = overflow
         # Per chat, the future the chat's latest update resolves when it is done.
         self._last: dict[int, asyncio.Future[None]] = {}
+        # Per chat and sender, their updates waiting or running.
+        self._waiting: Counter[tuple[int, int | None]] = Counter()
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -67,6 +129,16 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
             async with self._slots:
                 await coroutine
             return
+        sender = (key, _sender(update))
+        if self._waiting[sender] >= MAX_WAITING:
+            if isinstance(coroutine, Coroutine):
+                coroutine.close()
+            log.debug("update in chat %s refused: its sender has %d waiting", key, MAX_WAITING)
+            if self._overflow is not None:
+                async with self._slots:
+                    await self._overflow(update)
+            return
+        self._waiting[sender] += 1
         previous = self._last.get(key)
         done = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda _: self._forget(key, done))
@@ -77,6 +149,9 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
             async with self._slots:
                 await coroutine
         finally:
+            self._waiting[sender] -= 1
+            if not self._waiting[sender]:
+                del self._waiting[sender]
             if (
                 isinstance(coroutine, Coroutine)
                 and inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED

@@ -20,7 +20,7 @@ from typing import Any
 
 from telegram import Update
 
-from bot.transport.updates import MAX_CONCURRENT_UPDATES, ChatOrderedProcessor
+from bot.transport.updates import MAX_CONCURRENT_UPDATES, ChatOrderedProcessor, Overflow
 
 log = logging.getLogger(__name__)
 # Telegram gives up on a webhook request after about a minute and sends the update again;
@@ -62,9 +62,12 @@ class AcknowledgingProcessor(ChatOrderedProcessor):
     """Runs updates like ChatOrderedProcessor, and tells the queue when each is done."""
 
     def __init__(
-        self, queue: AcknowledgingQueue, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES
+        self,
+        queue: AcknowledgingQueue,
+        max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
+        overflow: Overflow | None = None,
     ) -> None:
-        super().__init__(max_concurrent_updates)
+        super().__init__(max_concurrent_updates, overflow)
         self._queue = queue
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:

@@ -3,9 +3,13 @@
 Anyone can open connections to a public port, so the server keeps what one peer can hold
 small. Request headers must arrive within `idle_timeout`, as must the next request of a
 kept-alive connection; a refused request's connection is closed at once, its body unread;
-bodies are read only through `read_body`, capped and timed. Connections are bounded below
-the process's open-file limit: at the bound, a new connection closes the oldest one that is
-not in the middle of a request, so idle or stalled peers can never lock the others out.
+bodies are read only through `read_body`, capped and timed, and only once a route has
+checked who sends them. Connections are bounded below the process's open-file limit: at the
+bound, a new connection closes the one that has gone longest without a verified request
+(`verified`: the webhook's secret, the Mini App's initData), counting from when it opened or
+its last verified request ended. A connection whose verified request is being answered is
+never closed to make room; idle, stalled or trickling peers without credentials are closed
+first, so they can never lock Telegram or the players out.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
@@ -21,6 +26,8 @@ log = logging.getLogger(__name__)
 # A route set adds its routes (and start-up or clean-up hooks) to the application.
 RouteSet = Callable[[web.Application], None]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# The request's key for the callback `verified` calls (set by WebServer's middleware).
+_VERIFIED: web.RequestKey[Callable[[], None]] = web.RequestKey("verified")
 # Seconds a connection may take to send a request's headers, or stay idle between requests.
 IDLE_TIMEOUT = 10.0
 # Connections at most; never more than half the open files the process may have, since the
@@ -36,6 +43,14 @@ def build_web_app(routes: Sequence[RouteSet]) -> web.Application:
     for add_routes in routes:
         add_routes(app)
     return app
+
+
+def verified(request: web.Request) -> None:
+    """The request has proved who sends it: its connection is the last to be closed to make
+    room while it is answered (a no-op on a server that bounds nothing)."""
+    mark = request.get(_VERIFIED)
+    if mark is not None:
+        mark()
 
 
 def refusal(status: int, reason: str) -> web.Response:
@@ -72,6 +87,8 @@ async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
                 chunks.append(chunk)
     except TimeoutError:
         raise BodyRefused(refusal(408, "request body too slow")) from None
+    except ConnectionError:  # closed to make room, or gone: nobody reads the answer
+        raise BodyRefused(refusal(400, "request body cut off")) from None
     return b"".join(chunks)
 
 
@@ -87,23 +104,62 @@ class ListenError(Exception):
 
 
 class _Refuse(asyncio.Protocol):
-    """For a connection beyond the bound when every other one is mid-request: closed at once."""
+    """For a connection beyond the bound when every other one is being answered a verified
+    request: closed at once."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         transport.close()
+
+
+class _Connections:
+    """The server's open connections, in the order each opened or last had a verified request
+    answered: the first one not being answered now has gone longest without one.
+
+    Closed connections are dropped as they come first, and all at once when they would
+    otherwise outnumber the bound twice.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.since: OrderedDict[web.RequestHandler, None] = OrderedDict()
+        self.answering: set[object] = set()  # connections whose verified request runs
+
+    def opened(self, connection: web.RequestHandler) -> None:
+        self.since[connection] = None
+        if len(self.since) > 2 * self.limit:
+            for gone in [c for c in self.since if c.transport is None]:
+                del self.since[gone]
+
+    def answered(self, connection: object) -> None:
+        self.answering.discard(connection)
+        if connection in self.since:
+            self.since.move_to_end(connection)  # type: ignore[arg-type]
+
+    def make_room(self, server: web.Server) -> bool:
+        """Close the connection longest without a verified request if the bound is reached;
+        False if every open connection is being answered one."""
+        if sum(c.transport is not None for c in server.connections) < self.limit:
+            return True
+        for connection in list(self.since):
+            if connection.transport is None:
+                del self.since[connection]
+            elif connection not in self.answering:
+                del self.since[connection]
+                connection.force_close()
+                return True
+        return False
 
 
 class _BoundedSite(web.BaseSite):
     """A TCP site whose connections are bounded (see the module's docstring)."""
 
     def __init__(
-        self, runner: web.BaseRunner, host: str, port: int, limit: int, busy: set[object]
+        self, runner: web.BaseRunner, host: str, port: int, connections: _Connections
     ) -> None:
         super().__init__(runner)
         self._host = host
         self._port = port
-        self._limit = limit
-        self._busy = busy
+        self._connections = connections
 
     @property
     def name(self) -> str:
@@ -119,21 +175,19 @@ class _BoundedSite(web.BaseSite):
         )
 
     def _accept(self, server: web.Server) -> asyncio.BaseProtocol:
-        connections = [c for c in server.connections if c.transport is not None]
-        if len(connections) >= self._limit:
-            idle = next((c for c in connections if c not in self._busy), None)
-            if idle is None:
-                return _Refuse()
-            idle.force_close()
-        return server()
+        if not self._connections.make_room(server):
+            return _Refuse()
+        connection = server()
+        self._connections.opened(connection)
+        return connection
 
 
 class WebServer:
     """An aiohttp application served on one address until `stop`."""
 
     def __init__(self, app: web.Application, host: str, port: int) -> None:
-        self._busy: set[object] = set()
-        app.middlewares.append(self._mark_busy)
+        self._connections = _Connections(connection_limit())
+        app.middlewares.append(self._track)
         self._runner = web.AppRunner(
             app,
             handle_signals=False,
@@ -147,17 +201,19 @@ class WebServer:
         self._port = port
 
     @web.middleware
-    async def _mark_busy(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Connections in the middle of a request are never closed to make room."""
-        self._busy.add(request.protocol)
+    async def _track(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """A verified request's connection is not closed to make room until it is answered."""
+        connections, protocol = self._connections, request.protocol
+        request[_VERIFIED] = lambda: connections.answering.add(protocol)
         try:
             return await handler(request)
         finally:
-            self._busy.discard(request.protocol)
+            if protocol in connections.answering:
+                connections.answered(protocol)
 
     async def start(self) -> None:
         await self._runner.setup()
-        site = _BoundedSite(self._runner, self._host, self._port, connection_limit(), self._busy)
+        site = _BoundedSite(self._runner, self._host, self._port, self._connections)
         try:
             await site.start()
         except OSError as error:

@@ -1,7 +1,8 @@
 """Telegram's webhook as a route: the secret first, then a small body, then the update.
 
 The secret header is checked before a byte of the body is read, so a peer without it costs
-a header parse and nothing else. Telegram's updates are small: a body beyond
+a header parse and nothing else; with it, the connection is Telegram's, the last the server
+closes to make room (bot/web/server.py). Telegram's updates are small: a body beyond
 `MAX_UPDATE_BYTES`, or one that trickles in slower than `BODY_TIMEOUT`, is refused.
 
 The request is answered only once its update has been handled: the Application's update
@@ -19,7 +20,7 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from bot.web.server import BodyRefused, RouteSet, read_body, refusal
+from bot.web.server import BodyRefused, RouteSet, read_body, refusal, verified
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -38,6 +39,7 @@ def webhook_routes(path: str, secret: str, application: Application) -> RouteSet
         if not hmac.compare_digest(given, expected):
             log.warning("refused a webhook request without the right secret")
             return refusal(403, "forbidden")
+        verified(request)
         try:
             body = await read_body(request, MAX_UPDATE_BYTES, BODY_TIMEOUT)
         except BodyRefused as refused:

@@ -13,6 +13,8 @@ import time
 
 import aiohttp
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import engine
 from bot.config import MINIAPP_PATH
@@ -25,7 +27,7 @@ from tests.support.boards import buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.groups import GROUP, join
 from tests.support.harness import User, eventually
-from tests.support.miniapp import WEBAPP_URL, game_id, init_data, signed
+from tests.support.miniapp import WEBAPP_URL, authorization, game_id, init_data, signed
 
 
 class Page:
@@ -36,7 +38,7 @@ class Page:
 
     async def post(self, name: str, status: int = 200, **body) -> dict:
         async with self.http.post(
-            f"{self.base}{MINIAPP_PATH}/api/{name}", json={"initData": self.init, **body}
+            f"{self.base}{MINIAPP_PATH}/api/{name}", json=body, headers=authorization(self.init)
         ) as response:
             assert response.status == status, await response.text()
             return await response.json()
@@ -173,7 +175,7 @@ async def test_a_move_on_an_ended_game_points_to_the_pages_own_sizes(api, webbot
 
 @pytest.mark.parametrize(
     "forgery",
-    ["tampered", "other_token", "expired", "no_user", "missing", "not_a_string"],
+    ["tampered", "other_token", "expired", "no_user", "missing", "no_scheme", "in_the_body"],
 )
 async def test_initdata_that_proves_nothing_is_refused_and_changes_nothing(
     api, webbot, http, forgery
@@ -184,18 +186,23 @@ async def test_initdata_that_proves_nothing_is_refused_and_changes_nothing(
     deliveries = await count_rows(webbot.database, "deliveries")
     token = webbot.api.token
     good = init_data(token, 101)
-    init = {
-        "tampered": good.replace("%3A101%2C", "%3A102%2C"),
-        "other_token": init_data("123:" + "x" * 35, 101),
-        "expired": init_data(token, 101, age=24 * 3600 + 60),
-        "no_user": signed({"auth_date": str(int(time.time())), "query_id": "AAH"}, token),
-        "missing": "",
-        "not_a_string": 7,
+    headers = {
+        "tampered": authorization(good.replace("%3A101%2C", "%3A102%2C")),
+        "other_token": authorization(init_data("123:" + "x" * 35, 101)),
+        "expired": authorization(init_data(token, 101, age=24 * 3600 + 60)),
+        "no_user": authorization(
+            signed({"auth_date": str(int(time.time())), "query_id": "AAH"}, token)
+        ),
+        "missing": {},
+        "no_scheme": {"Authorization": good},
+        "in_the_body": {},
     }[forgery]
-    assert init != good
+    assert headers != authorization(good)
     url = f"{webbot.web_base}{MINIAPP_PATH}/api/move"
-    body = {"initData": init, "game": game_id(board), "seq": 0, "action": "left"}
-    async with http.post(url, json=body) as response:
+    body = {"game": game_id(board), "seq": 0, "action": "left"}
+    if forgery == "in_the_body":
+        body["initData"] = good
+    async with http.post(url, json=body, headers=headers) as response:
         assert response.status == 401
         assert (await response.json()) == {"error": "unauthorized"}
     assert await stored_game(webbot.database, 101, 101) == before
@@ -219,6 +226,62 @@ async def test_another_players_game_is_forbidden(api, webbot, http):
         assert refused == {"error": "not_yours"}
     assert await stored_game(webbot.database, 101, 101) == before
     await daan.post("open", 404, game=10_000)
+
+
+async def test_a_group_game_is_played_in_the_group_alone(api, webbot, http):
+    """The page acts in the player's private chat: a group board is refused, nothing posted."""
+    anna = User(api, 101, "Anna")
+    api.add_group(GROUP, "2048 Club", admins={anna.id})
+    board = await anna.open_board("/new 4", replies=1, chat_id=GROUP)
+    await put_board(webbot.database, GROUP, 101, [[1024, 1024, 0, 0]] + [[0] * 4] * 3, moves=9)
+    before = await stored_game(webbot.database, GROUP, 101)
+    games = await count_rows(webbot.database, "games")
+    mark = api.mark()
+    anna_page = page(http, webbot, 101)
+    for name, body in (
+        ("open", {}),
+        ("move", {"seq": 9, "action": "left"}),
+        ("hint", {}),
+        ("new", {"size": 5}),
+        ("share", {}),
+    ):
+        refused = await anna_page.post(name, 403, game=game_id(board), **body)
+        assert refused == {"error": "not_private"}
+    assert await stored_game(webbot.database, GROUP, 101) == before
+    assert await count_rows(webbot.database, "games") == games
+    await anna.send("/help", chat_id=GROUP)  # answered next: nothing was queued before it
+    assert not api.find_requests(["sendPhoto", "editMessageText"], after=mark, chat_id=GROUP)
+    assert len(api.find_requests("sendMessage", after=mark, chat_id=GROUP)) == 1
+
+
+async def test_a_flood_of_new_games_and_shares_posts_one_of_each(api, webbot, http):
+    """However fast the page asks, the chat gets one board and one card waiting at most."""
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(webbot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3, moves=3)
+    webbot.process.miniapp.throttle = Throttle(rate=1e9, burst=1e9)
+    anna_page = page(http, webbot, 101)
+    games = await count_rows(webbot.database, "games")
+    mark = api.mark()
+    state = await anna_page.post("open", game=game_id(board))
+    cards = [await anna_page.post("share", game=state["game"]) for _ in range(20)]
+    assert {card["toast"] for card in cards} == {"Your picture is in the chat."}
+    started = [await anna_page.post("new", game=state["game"], size=5) for _ in range(10)]
+    for _ in range(10):
+        started.append(await anna_page.post("new", game=started[-1]["game"], size=5))
+    assert len({s["game"] for s in started}) == 1
+    assert await count_rows(webbot.database, "games") == games + 1
+    new_game = f":{started[-1]['game']}:"
+
+    def boards() -> list[str]:
+        sent = api.find_requests("sendMessage", after=mark, chat_id=101)
+        return [json.dumps(r.params.get("reply_markup")) for r in sent]
+
+    await eventually(lambda: any(new_game in board for board in boards()))
+    # The board on its way when the flood began, if any, and the one that replaced the rest;
+    # the cards, queued first, went out before it.
+    assert len(boards()) <= 2
+    assert len(api.find_requests("sendPhoto", after=mark, chat_id=101)) <= 2
 
 
 async def test_a_repeated_sequence_number_applies_once(api, webbot, http):
@@ -272,22 +335,62 @@ async def test_a_refused_move_leaves_its_number_free(api, webbot, http):
         (b'{"game": 1, "seq": true, "action": "left"}', 400),
         (b'{"game": 1, "seq": 0, "action": "sideways"}', 400),
         (b'{"game": 1, "size": 7}', 400),
-        (b"{" + b" " * 9000 + b"}", 413),
+        (b'{"game": 1, "seq": 0, "action": ["left"]}', 400),
+        (b'{"game": 1, "seq": 0, "action": {"left": 1}}', 400),
+        (b'{"game": 1, "size": [5]}', 400),
+        (b"[" * 1000, 400),  # deeper than json's recursion limit, and under the cap
+        (b"[" * 3000 + b"]" * 3000, 413),
+        (b"\xff\xfe{}", 400),
+        (b"{" + b" " * 1100 + b"}", 413),
     ],
 )
 async def test_malformed_bodies_are_refused_and_change_nothing(api, webbot, http, body, status):
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     before = await stored_game(webbot.database, 101, 101)
-    init = json.dumps(init_data(webbot.api.token, 101))
-    if body.startswith(b'{"'):
-        body = body.replace(b'"game": 1', f'"game": {game_id(board)}'.encode())
-        body = b'{"initData": ' + init.encode() + b", " + body[1:]
+    body = body.replace(b'"game": 1', f'"game": {game_id(board)}'.encode())
     name = "new" if b"size" in body else "move"
     url = f"{webbot.web_base}{MINIAPP_PATH}/api/{name}"
-    async with http.post(url, data=body) as response:
+    headers = authorization(init_data(webbot.api.token, 101))
+    async with http.post(url, data=body, headers=headers) as response:
         assert response.status == status
     assert await stored_game(webbot.database, 101, 101) == before
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+# Bodies near the API's own, so the cases reach past the first field they read.
+FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "game": JSON | st.integers(0, 3),
+        "seq": JSON | st.integers(0, 3),
+        "action": JSON | st.sampled_from(sorted(engine.ACTION_CODES)),
+        "size": JSON | st.sampled_from(engine.SIZES),
+    },
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=JSON | FIELDS, name=st.sampled_from(["open", "move", "hint", "new", "share"]))
+@example(body={"seq": 0, "action": ["left"]}, name="move")
+@example(body={"size": {"5": 5}}, name="new")
+async def test_any_json_body_is_answered_and_never_with_a_server_error(
+    api, webbot, http, body, name
+):
+    if not api.find_requests("sendMessage", chat_id=101):
+        await User(api, 101, "Anna").open_board()
+    miniapp = webbot.process.miniapp
+    miniapp.throttle = miniapp.hint_throttle = Throttle(rate=1e9, burst=1e9)
+    url = f"{webbot.web_base}{MINIAPP_PATH}/api/{name}"
+    headers = authorization(init_data(webbot.api.token, 101))
+    async with http.post(url, data=json.dumps(body), headers=headers) as response:
+        assert response.status == 200 or 400 <= response.status < 500, await response.text()
 
 
 async def test_undo_keep_going_new_game_and_share(api, webbot, http):
@@ -337,7 +440,8 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     async def call() -> int:
         async with http.post(
             f"{webbot.web_base}{MINIAPP_PATH}/api/open",
-            json={"initData": anna_page.init, "game": game},
+            json={"game": game},
+            headers=authorization(anna_page.init),
         ) as response:
             if response.status == 429:
                 assert response.headers["Retry-After"] == "1"
@@ -351,6 +455,55 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     # The page and the chat share one bucket: Anna's taps wait too.
     answer, _ = await anna.tap(anna_board, "⬅️", edit=False)
     assert answer["text"].startswith("Easy there")
+
+
+async def test_a_forger_naming_a_player_is_refused_before_the_hash_and_locks_nobody_out(
+    api, webbot, http
+):
+    """Requests that claim to be Anna spend a bucket of their own, then are refused unchecked;
+    Anna's own taps, her page and another player's page are served throughout."""
+    anna, daan = User(api, 101, "Anna"), User(api, 102, "Daan")
+    anna_board = await anna.open_board()
+    daan_board = await daan.open_board()
+    miniapp = webbot.process.miniapp
+    miniapp.claims = Throttle(rate=1.0, burst=3, clock=lambda: 0.0)
+    forged = init_data("123:" + "x" * 35, 101)  # Anna's id, signed with another bot's token
+    url = f"{webbot.web_base}{MINIAPP_PATH}/api/open"
+
+    async def forge() -> int:
+        async with http.post(url, json={}, headers=authorization(forged)) as response:
+            return response.status
+
+    statuses = [await forge() for _ in range(5)]
+    assert statuses == [401] * 3 + [429] * 2
+    answer, _ = await anna.tap(anna_board, "⬅️", edit=False)
+    assert not (answer.get("text") or "").startswith("Easy there")
+    assert (await page(http, webbot, 102).post("open", game=game_id(daan_board)))["game"]
+
+
+async def test_one_players_api_flood_is_refused_while_another_players_page_is_served(
+    api, webbot, http
+):
+    anna, daan = User(api, 101, "Anna"), User(api, 102, "Daan")
+    anna_board = await anna.open_board()
+    daan_board = await daan.open_board()
+    frozen = Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST, clock=lambda: 0.0)
+    webbot.process.miniapp.throttle = frozen
+    anna_page, daan_page = page(http, webbot, 101), page(http, webbot, 102)
+
+    async def call(who: Page, game: int) -> int:
+        async with http.post(
+            f"{webbot.web_base}{MINIAPP_PATH}/api/open",
+            json={"game": game},
+            headers=authorization(who.init),
+        ) as response:
+            return response.status
+
+    flood = [call(anna_page, game_id(anna_board)) for _ in range(3 * int(TAP_BURST))]
+    served = [call(daan_page, game_id(daan_board)) for _ in range(5)]
+    statuses = await asyncio.gather(*flood, *served)
+    assert statuses[: len(flood)].count(429) == 2 * TAP_BURST
+    assert statuses[len(flood) :] == [200] * 5
 
 
 async def test_page_moves_are_in_the_games_replay(api, webbot, http):

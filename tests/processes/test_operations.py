@@ -14,7 +14,7 @@ from bot.emulator import FakeBotApi
 from tests.support.boards import shown_moves
 from tests.support.databases import stored_game
 from tests.support.harness import User, eventually
-from tests.support.miniapp import WEBAPP_URL, init_data
+from tests.support.miniapp import WEBAPP_URL, authorization, init_data
 from tests.support.processes import bot_env, free_port, spawn_bot, terminate
 
 
@@ -146,16 +146,17 @@ async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp
         assert status == 200 and "telegram-web-app.js" in html
         init = init_data(api.token, 101)
         async with http.post(
-            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init}
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={}, headers=authorization(init)
         ) as answer:
             assert answer.status == 200 and (await answer.json())["game"] is None
         async with http.post(
-            bot.url(f"{MINIAPP_PATH}/api/new"), json={"initData": init, "size": 4}
+            bot.url(f"{MINIAPP_PATH}/api/new"), json={"size": 4}, headers=authorization(init)
         ) as answer:
             assert answer.status == 200
             opened = await answer.json()
+        forged = authorization(init_data("1:" + "x" * 35, 101))
         async with http.post(
-            bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init_data("1:" + "x" * 35, 101)}
+            bot.url(f"{MINIAPP_PATH}/api/open"), json={}, headers=forged
         ) as answer:
             assert answer.status == 401
     assert (await stored_game(database, 101, 101)).board == tuple(opened["board"])

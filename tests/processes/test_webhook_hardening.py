@@ -14,9 +14,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.config import MINIAPP_PATH
 from bot.logs import RepeatFilter
 from bot.web.webhook import BODY_TIMEOUT, MAX_UPDATE_BYTES, SECRET_HEADER
 from tests.support.harness import User
+from tests.support.miniapp import WEBAPP_URL
 from tests.support.processes import (
     PUBLIC_URL,
     SECRET,
@@ -32,7 +34,7 @@ MB = 1024 * 1024
 class Hook:
     """`python -m bot --webhook` on SQLite, its stderr kept, its open files limited."""
 
-    def __init__(self, api, database: Path, open_files: int | None = None) -> None:
+    def __init__(self, api, database: Path, open_files: int | None = None, **env: str) -> None:
         self.api = api
         self.port = free_port()
         self.env = bot_env(
@@ -42,6 +44,7 @@ class Hook:
             WEBHOOK_SECRET=SECRET,
             PORT=str(self.port),
             LISTEN="127.0.0.1",
+            **env,
         )
         self.open_files = open_files
         self.process: asyncio.subprocess.Process | None = None
@@ -185,6 +188,49 @@ async def test_a_slow_body_times_out_and_slow_connections_lock_nobody_out(api, t
             assert response.status == 200
         for writer in stalled:
             writer.close()
+
+
+async def test_slow_bodies_without_credentials_are_refused_unread_and_lock_nobody_out(
+    api, tmp_path
+):
+    """The Mini App's API beside the webhook: a body is read only once its sender is proven,
+    so trickling bodies, however many, are answered 401 at once and Telegram still gets in."""
+    database = tmp_path / "bot.sqlite3"
+    async with Hook(api, database, open_files=256, WEBAPP_URL=WEBAPP_URL) as hook:
+        head = (
+            f"POST {MINIAPP_PATH}/api/move HTTP/1.1\r\nHost: bot\r\n"
+            "Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"
+        )
+        refused = 0
+        stop = asyncio.Event()
+
+        async def trickle() -> None:
+            nonlocal refused
+            while not stop.is_set():
+                reader, writer = await hook.raw(head)
+                try:
+                    answer = await asyncio.wait_for(reader.read(200), timeout=30)
+                except ConnectionError:
+                    answer = b""
+                writer.close()
+                assert answer == b"" or answer.startswith(b"HTTP/1.1 401"), answer
+                refused += answer != b""
+
+        peers = [asyncio.create_task(trickle()) for _ in range(300)]
+        try:
+            anna = User(api, 101, "Anna")
+            board = await anna.open_board()
+            assert board.text
+            async with (
+                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session,
+                session.get(f"http://127.0.0.1:{hook.port}/healthz") as response,
+            ):
+                assert response.status == 200
+        finally:
+            stop.set()
+            await asyncio.gather(*peers)
+        # Each peer was answered 401 with its body unread, or closed to make room first.
+        assert refused
 
 
 def test_a_repeated_log_line_is_written_once_a_window_with_a_count(caplog):

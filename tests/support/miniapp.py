@@ -18,6 +18,11 @@ def init_data(token: str, user_id: int, *, age: float = 0.0, language: str = "en
     return telegram_init_data(token, user, auth_date=time.time() - age)
 
 
+def authorization(init: str) -> dict[str, str]:
+    """The header the page sends its initData in."""
+    return {"Authorization": f"tma {init}"}
+
+
 def signed(fields: dict[str, str], token: str) -> str:
     """Fields signed by hand, step by step as Telegram's documentation describes it."""
     secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()

@@ -1,10 +1,22 @@
 """The Mini App's JSON API: every call proves who sends it, then makes one service call.
 
-Each call is a POST with a small JSON body carrying the page's `initData` (see initdata.py).
+Each call is a POST whose `Authorization: tma <initData>` header carries the page's initData
+(see initdata.py), and whose small JSON body says what to do. Who asks is settled from the
+headers alone, cheapest check first, before a byte of the body is read: the user the initData
+claims must have requests left (`claims`, a bucket keyed by the unverified id), then the HMAC
+must prove the claim, then the player's taps must have one left. A peer without credentials
+costs a header parse, and loses its connection; one player's flood is refused before it
+costs a hash, a body or a database read, each refusal sent only once the page may send again
+(so a connection carries one refused call a second), and what their budget lets through is
+answered one call at a time, beside everyone else's calls. The body then has `BODY_TIMEOUT`
+to arrive.
+
 What comes back is the game as committed, so the page always draws what the database holds:
 
-- 400 for a body that is not what the API takes, 413 for one over `MAX_BODY` bytes;
-- 401 for initData that proves nothing, 403 for another player's game, 404 for no such game;
+- 400 for a body that is not what the API takes, whatever its shape, depth or types; 413 for
+  one over `MAX_BODY` bytes, 408 for one slower than `BODY_TIMEOUT`;
+- 401 for initData that proves nothing, 403 for another player's game or a game outside the
+  player's private chat, 404 for no such game;
 - 429 (with Retry-After) once the player's taps, which chat and page share, run out.
 
 Nothing here knows Telegram's handlers: what the chat must see after a call (the board
@@ -13,9 +25,11 @@ redrawn through the pacer, the card sent) is done by the `Chat` the bot hands in
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,14 +45,21 @@ from bot.presentation.i18n import resolve_language, translator
 from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
 from bot.transport.throttle import Throttle
-from bot.web.miniapp.initdata import InitDataError, WebAppUser, verify
-from bot.web.server import BodyRefused, RouteSet, read_body
+from bot.web.miniapp.initdata import InitDataError, WebAppUser, check, read
+from bot.web.server import BodyRefused, RouteSet, read_body, verified
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 
 STATIC = Path(__file__).parent / "static"
-# The largest body the page sends is a move: initData (under 1 KB) and a few fields.
-MAX_BODY = 8 * 1024
-# Seconds the whole body may take to arrive once its headers have.
-BODY_TIMEOUT = 10.0
+# The largest body the page sends is a move: a few short fields.
+MAX_BODY = 1024
+# Seconds the whole body may take to arrive once its headers have: it fits in one packet.
+BODY_TIMEOUT = 1.0
+# `Authorization: tma <initData>`, the scheme Mini Apps send their initData under.
+AUTH_SCHEME = "tma "
+# Requests per claimed user before the HMAC: twice the taps' budget, so a player's own calls
+# always meet their taps' bucket first, and a forger naming them locks out no chat button.
+CLAIMS_PER_SECOND = 2 * TAPS_PER_SECOND
+CLAIM_BURST = 2 * TAP_BURST
 ACTIONS: frozenset[str] = frozenset(engine.ACTION_CODES)
 # Seconds a throttled page waits before it sends again (a bucket refills a tap in 0.1 s).
 RETRY_AFTER = 1
@@ -72,6 +93,10 @@ class MiniApp:
     chat: Chat
     max_age: float = DEFAULT_INITDATA_MAX_AGE
     clock: Callable[[], float] = field(default=time.time)
+    # Requests per user the initData claims, counted before the claim is checked.
+    claims: Throttle = field(
+        default_factory=lambda: Throttle(rate=CLAIMS_PER_SECOND, burst=CLAIM_BURST)
+    )
 
 
 class Refused(Exception):
@@ -82,19 +107,29 @@ class Refused(Exception):
 
 
 def _refused(status: int, reason: str) -> web.Response:
+    """The refusal as JSON; a sender who proves nothing also loses the connection, its body
+    unread, so each guess costs a new connection."""
     headers = {"Retry-After": str(RETRY_AFTER)} if status == 429 else None
-    return web.json_response({"error": reason}, status=status, headers=headers)
+    response = web.json_response({"error": reason}, status=status, headers=headers)
+    if status == 401:
+        response.force_close()
+    return response
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
-    raw = await read_body(request, MAX_BODY, BODY_TIMEOUT)
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object; Refused(400) for anything else, however deep or odd."""
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise Refused(400, "not_json") from error
     if not isinstance(body, dict):
         raise Refused(400, "not_an_object")
     return body
+
+
+def _init_data(request: web.Request) -> str:
+    header = request.headers.get("Authorization", "")
+    return header[len(AUTH_SCHEME) :] if header.startswith(AUTH_SCHEME) else ""
 
 
 def _integer(body: dict[str, Any], name: str, *, optional: bool = False) -> int | None:
@@ -115,24 +150,54 @@ class Call:
     body: dict[str, Any]
 
 
+@dataclass(slots=True)
+class _Turn:
+    """A player's calls: the one being answered holds `lock`, the rest wait for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    callers: int = 0
+
+
 class Api:
     def __init__(self, app: MiniApp) -> None:
         self.app = app
+        self._turns: dict[int, _Turn] = {}
 
-    async def _call(self, request: web.Request) -> Call:
-        body = await _body(request)
+    def _sender(self, request: web.Request) -> WebAppUser:
+        """Who sends the request, from its headers alone, cheapest check first."""
         app = self.app
-        init_data = body.get("initData")
         try:
-            user = verify(
-                init_data if isinstance(init_data, str) else "", app.token, app.clock(), app.max_age
-            )
+            claim = read(_init_data(request))
+            if not app.claims.allow(claim.user.id):
+                raise Refused(429, "too_many")
+            user = check(claim, app.token, app.clock(), app.max_age)
         except InitDataError as error:
             raise Refused(401, "unauthorized") from error
         if not app.throttle.allow(user.id):
             raise Refused(429, "too_many")
-        player = await app.players.player(user.id)
+        verified(request)
+        return user
+
+    async def _call(self, request: web.Request, user: WebAppUser) -> Call:
+        body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
+        player = await self.app.players.player(user.id)
         return Call(user, resolve_language(player.language, user.language_code), body)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, user_id: int) -> AsyncIterator[None]:
+        """One call of each player at a time: a burst of one player's calls is worked through
+        in turn, beside everyone else's, never all at once ahead of them."""
+        turn = self._turns.get(user_id)
+        if turn is None:
+            turn = self._turns[user_id] = _Turn()
+        turn.callers += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.callers -= 1
+            if not turn.callers:
+                del self._turns[user_id]
 
     async def _game(self, call: Call) -> StoredGame:
         stored = await self._chosen(call)
@@ -151,6 +216,8 @@ class Api:
             raise Refused(404, "no_such_game")
         if stored.owner_id != call.user.id:
             raise Refused(403, "not_yours")
+        if stored.chat_id != call.user.id:  # a group's board is played in the group alone
+            raise Refused(403, "not_private")
         return stored
 
     async def _state(
@@ -171,8 +238,16 @@ class Api:
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
             try:
-                return web.json_response(await work(await self._call(request)))
+                user = self._sender(request)
+                async with self._turn(user.id):
+                    return web.json_response(await work(await self._call(request, user)))
             except Refused as refused:
+                if refused.status in (401, 429):
+                    # Answered when the page may send again: a connection carries at most one
+                    # refused call a RETRY_AFTER, however fast a script sends on it, and a
+                    # peer without credentials comes back at most that often. Meanwhile its
+                    # connection is the first to go when the server needs room.
+                    await asyncio.sleep(RETRY_AFTER)
                 return _refused(refused.status, refused.reason)
             except BodyRefused as refused:
                 return refused.response
@@ -191,13 +266,13 @@ class Api:
         return state
 
     async def move(self, call: Call) -> dict[str, Any]:
-        stored = await self._game(call)
         action = call.body.get("action")
-        if action not in ACTIONS:
+        if not isinstance(action, str) or action not in ACTIONS:
             raise Refused(400, "bad_action")
         number = _integer(call.body, "seq")
         assert number is not None
         chosen: Action = action  # type: ignore[assignment]
+        stored = await self._game(call)
         result = await self.app.games.tap_at(
             stored.chat_id, call.user.id, stored.id, chosen, number
         )
@@ -224,8 +299,8 @@ class Api:
 
     async def new(self, call: Call) -> dict[str, Any]:
         """A new game where the page's game is, or in the player's private chat when the
-        page has none (a game of that size nobody has moved in is that new game); sent
-        again, it is the same new game."""
+        page has none; sent again, it is the same new game, and a size asked for while an
+        unplayed game of that size runs keeps that game."""
         size = _integer(call.body, "size")
         if size not in engine.SIZES:
             raise Refused(400, "bad_size")
@@ -236,7 +311,9 @@ class Api:
         else:
             stored = await self._game(call)
             delivery = f"wn{stored.id}:{move_number(stored)}"
-            started = await self.app.games.start(stored.chat_id, call.user.id, size, delivery)
+            started = await self.app.games.start(
+                stored.chat_id, call.user.id, size, delivery, keep_unplayed=True
+            )
         await self.app.chat.redraw(started, call.language)
         return await self._state(started, call.language)
 

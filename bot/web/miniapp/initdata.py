@@ -9,6 +9,7 @@ the only identity the API accepts: nothing the page says about itself is trusted
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -32,6 +33,19 @@ class WebAppUser:
     language_code: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Unverified:
+    """initData read but not yet checked: the fields, and the user they claim to come from.
+
+    Reading is cheap and its claim is enough to pick the user's bucket before the HMAC is
+    worked out; nothing else may trust it before `check` has passed.
+    """
+
+    fields: dict[str, str]
+    user: WebAppUser
+
+
+@functools.lru_cache(maxsize=4)
 def secret_key(token: str) -> bytes:
     return hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
 
@@ -40,10 +54,8 @@ def data_check_string(fields: dict[str, str]) -> str:
     return "\n".join(f"{key}={fields[key]}" for key in sorted(fields) if key != "hash")
 
 
-def verify(
-    init_data: str, token: str, now: float, max_age: float = DEFAULT_INITDATA_MAX_AGE
-) -> WebAppUser:
-    """The user Telegram signed this initData for; InitDataError if it proves nothing."""
+def read(init_data: str) -> Unverified:
+    """The fields and the user initData claims; InitDataError if it is no initData at all."""
     if not init_data or len(init_data) > MAX_LENGTH:
         raise InitDataError("no initData")
     try:
@@ -53,6 +65,14 @@ def verify(
     fields = dict(pairs)
     if len(fields) != len(pairs):
         raise InitDataError("a field appears twice")
+    return Unverified(fields, _user(fields.get("user")))
+
+
+def check(
+    claim: Unverified, token: str, now: float, max_age: float = DEFAULT_INITDATA_MAX_AGE
+) -> WebAppUser:
+    """The claimed user, once the hash proves Telegram signed it recently; else InitDataError."""
+    fields = claim.fields
     given = fields.get("hash", "")
     expected = hmac.new(secret_key(token), data_check_string(fields).encode(), hashlib.sha256)
     if not hmac.compare_digest(expected.hexdigest().encode(), given.encode()):
@@ -60,7 +80,14 @@ def verify(
     auth_date = fields.get("auth_date", "")
     if not auth_date.isdigit() or now - int(auth_date) > max_age:
         raise InitDataError("expired")
-    return _user(fields.get("user"))
+    return claim.user
+
+
+def verify(
+    init_data: str, token: str, now: float, max_age: float = DEFAULT_INITDATA_MAX_AGE
+) -> WebAppUser:
+    """The user Telegram signed this initData for; InitDataError if it proves nothing."""
+    return check(read(init_data), token, now, max_age)
 
 
 def _user(raw: str | None) -> WebAppUser:

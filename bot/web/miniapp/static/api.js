@@ -1,5 +1,6 @@
 /* The page's calls to its server (bot/web/miniapp/api.py). Each carries the initData Telegram
- * signed for the page; each answer is the game as committed. A refusal is an ApiError whose
+ * signed for the page in its Authorization header, which the server checks before it reads
+ * the body; each answer is the game as committed. A refusal is an ApiError whose
  * `reason` says what the page can do about it, so no caller reads a message's words. */
 
 // A call with no answer by then is taken as lost, as a dropped connection is.
@@ -22,8 +23,8 @@ export class ApiError extends Error {
 function request(initData, name, body) {
   return new Request(`api/${name}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ initData, ...body }),
+    headers: { "Content-Type": "application/json", Authorization: `tma ${initData}` },
+    body: JSON.stringify({ ...body }),
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
 }
