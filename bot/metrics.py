@@ -25,6 +25,10 @@ TAP_TO_EDIT = Histogram(
 TOO_MANY_REQUESTS = Counter(
     "bot2048_telegram_429", "Bot API calls Telegram answered 429 (flood wait)."
 )
+TELEGRAM_CONFLICTS = Counter(
+    "bot2048_telegram_409",
+    "getUpdates calls Telegram answered 409 Conflict: another process polls the same token.",
+)
 PACER_QUEUED = Gauge(
     "bot2048_pacer_queued", "Messages and edits waiting in the chats' queues for their pace."
 )
@@ -45,6 +49,11 @@ DATABASE_WAIT = Histogram(
 )
 GAMES_STARTED = Counter("bot2048_games_started", "Games started (new, challenge entries, duels).")
 MOVES_APPLIED = Counter("bot2048_moves_applied", "Taps that changed a game, committed.")
+JOBS_OVERRUN = Counter(
+    "bot2048_jobs_overrun",
+    "Runs of a repeating job cancelled at their deadline, by job (catch-up, ...).",
+    ["job"],
+)
 RENDER = Histogram(
     "bot2048_render_seconds",
     "Time to draw a picture, by kind (card, replay).",
