@@ -5,15 +5,20 @@ run this module, in this order:
 
 1. `opened`: the SQLite file's lock (or PostgreSQL's updates lock), the storage, the runtime
    (bot/wiring.py), the Application (bot/app.py) and the Mini App's API; no call to Telegram.
-2. `serving`: the Application initialized (Telegram's getMe), the bot's menus and
-   descriptions, the challenges' end jobs and the repeating jobs, the Application started,
-   the web servers, then the updates: long polling, or the webhook set.
+2. `serving`: the web servers (/healthz says "waiting for Telegram", and every other route
+   503, until the bot serves), then Telegram's getMe, asked until it answers
+   (bot/startup.py), the challenges' end jobs and the repeating jobs, the Application
+   started, then the updates: long polling, or the webhook set. The bot's menus and
+   descriptions (bot/profile.py) are set in the background from then on: nothing cosmetic
+   holds up the start.
 
 Each step's undoing is pushed as it is taken, so whatever ends the run undoes exactly what was
-done, in reverse: the updates stop first; the web servers; a picture being drawn gets
-`RENDER_GRACE`; the Application stops, the chats' queues get `SHUTDOWN_DRAIN` to go out and
-what did not go is left owed; the database closes last, then the locks. The playground starts
-its own Telegram stand-in between the two halves, which is the only reason they are two.
+done, in reverse: the web server refuses new work first; the updates stop; a picture being
+drawn gets `RENDER_GRACE`; the Application stops, the chats' queues get `SHUTDOWN_DRAIN` to
+go out and what did not go is left owed; the web servers; the database closes last, then the
+locks. A stop signal that comes before the bot serves cancels the start where it is, and
+`STOP_DEADLINE` bounds a stop whatever it waits on. The playground starts its own Telegram
+stand-in between the two halves, which is the only reason they are two.
 """
 
 from __future__ import annotations
@@ -21,14 +26,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from telegram import Update
-from telegram.error import InvalidToken, NetworkError
+from telegram.error import Conflict, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
 from bot import metrics, profile
@@ -38,11 +45,13 @@ from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
+from bot.jobs import MAX_INSTANCES, with_deadline
 from bot.services.redelivery import KEEP_SECONDS
-from bot.startup import TokenRejected
+from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
 from bot.transport.telegram_health import TelegramHealth
+from bot.web.health import Health
 from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import MiniApp
 from bot.web.routes import route_sets
@@ -50,6 +59,7 @@ from bot.web.server import WebServer, build_web_app
 from bot.wiring import Runtime, build_runtime
 
 log = logging.getLogger(__name__)
+Job = Callable[[BotContext], Awaitable[None]]
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # Every process registers the same webhook at start-up; a brief refusal is no reason to die.
 WEBHOOK_ATTEMPTS = 4
@@ -64,6 +74,15 @@ FORGET_DELIVERIES_EVERY = 3600.0
 FORGET_PACES_AFTER = 3600.0
 # Seconds the long poll waits for an update before asking again.
 POLL_TIMEOUT = 10
+# Seconds a stop may take, whatever it waits on, before the process exits regardless: a
+# supervisor's own patience is often 10 s, after which it kills.
+STOP_DEADLINE = 9.0
+# Seconds one run of a repeating job may take before it is cancelled (bot/jobs.py): far more
+# than a run takes, however busy the machine, and small beside what a stuck one would hold up.
+CATCH_UP_DEADLINE = 10.0
+FORGET_DELIVERIES_DEADLINE = 600.0
+FORGET_PACES_DEADLINE = 60.0
+SCHEDULE_CHALLENGES_DEADLINE = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +93,9 @@ class BotProcess:
     runtime: Runtime
     application: Application
     miniapp: MiniApp
+    health: Health
+    # Set once the menus and descriptions have been set, or given up on.
+    introduced: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def telegram(self) -> TelegramHealth:
@@ -125,7 +147,10 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             chat=ChatEcho(application),
             max_age=config.webapp_max_age,
         )
-        yield BotProcess(config, runtime, application, miniapp)
+        telegram = application.bot_data.telegram
+        assert telegram is not None
+        health = Health(storage.schema_version, telegram)
+        yield BotProcess(config, runtime, application, miniapp, health)
 
 
 @asynccontextmanager
@@ -133,20 +158,21 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
     """Telegram's side of an opened process, from getMe to the updates, undone in reverse."""
     config, runtime, application = process.config, process.runtime, process.application
     async with AsyncExitStack() as steps:
+        # The last to stop, but refusing new work from the moment the stop begins (below).
+        for server in _web_servers(process):
+            await server.start()
+            steps.push_async_callback(server.stop)
+        await reach_telegram(application.bot, config)
         await application.initialize()
         steps.push_async_callback(application.shutdown)
         if config.hint_workers_at_start:
             runtime.workers.start_workers()
-        await profile.introduce(application, runtime.miniapp_page)
         await schedule_open_challenges(application)
         _schedule_jobs(application, config, runtime)
         await application.start()
         steps.push_async_callback(_stop, application, runtime)
         # Before the Application's stop, which waits for every update's work to end.
         steps.push_async_callback(runtime.workers.stop, grace=RENDER_GRACE)
-        for server in _web_servers(process):
-            await server.start()
-            steps.push_async_callback(server.stop)
         if config.webhook is None:
             assert application.updater is not None
             await application.updater.start_polling(
@@ -154,10 +180,18 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
                 timeout=poll_timeout,
                 allowed_updates=Update.ALL_TYPES,
                 drop_pending_updates=False,
+                error_callback=_polling_failed,
             )
             steps.push_async_callback(application.updater.stop)
         else:
             await _set_webhook(application, config.webhook)
+        process.health.start_serving()
+        steps.callback(process.health.stop_serving)
+        introducing = asyncio.create_task(
+            profile.introduce(application, runtime.miniapp_page), name="introduce"
+        )
+        introducing.add_done_callback(lambda task: _introduced(task, process.introduced))
+        steps.push_async_callback(_cancel, introducing)
         log.info("bot @%s ready, database %r", application.bot.username, runtime.storage)
         yield
 
@@ -172,6 +206,9 @@ async def running(config: Config, poll_timeout: int = POLL_TIMEOUT) -> AsyncIter
 async def run(config: Config) -> None:
     """Run the bot until SIGINT or SIGTERM.
 
+    A stop signal before the bot serves (while it waits for Telegram, say) cancels the start;
+    whatever the stop then waits on, the process is gone within `STOP_DEADLINE`.
+
     Raises TokenRejected when Telegram refuses the token while the bot runs: nothing can
     work again until an operator changes it, so the process ends and its supervisor sees.
     """
@@ -182,29 +219,65 @@ async def run(config: Config) -> None:
     handlers = logging.getLogger().handlers
     for handler in handlers:
         handler.addFilter(_no_token_traceback)
+    serving_now = asyncio.Event()
+    body = asyncio.ensure_future(_serve(config, stop, serving_now))
+    deadline: threading.Timer | None = None
+    try:
+        await _until_done(body, stop)
+        if stop.is_set():
+            deadline = threading.Timer(STOP_DEADLINE, _exit_late)
+            deadline.daemon = True
+            deadline.start()
+            if not serving_now.is_set():
+                body.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await body
+    finally:
+        if deadline is not None:
+            deadline.cancel()
+        for handler in handlers:
+            handler.removeFilter(_no_token_traceback)
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+    if not body.cancelled() and body.result():
+        raise TokenRejected("Unauthorized")
+
+
+async def _serve(config: Config, stop: asyncio.Event, serving_now: asyncio.Event) -> bool:
+    """The bot, until `stop` or a refused token; True for the latter."""
     refused = asyncio.Event()
     try:
         async with opened(config) as process:
             refused = process.telegram.token_refused
             async with serving(process):
+                serving_now.set()
                 log.info("running")
                 await _until(stop, refused)
     except InvalidToken:  # the polling loop's end, raised again as it is stopped
         if not refused.is_set():
             raise
-    finally:
-        for handler in handlers:
-            handler.removeFilter(_no_token_traceback)
-        for sig in STOP_SIGNALS:
-            loop.remove_signal_handler(sig)
-    if refused.is_set():
-        raise TokenRejected("Unauthorized")
+    return refused.is_set()
+
+
+def _exit_late() -> None:
+    """The stop's last resort, from a thread of its own: whatever holds the loop up."""
+    log.error("still stopping after %g s; exiting now, what was not sent stays owed", STOP_DEADLINE)
+    os._exit(1)
 
 
 def _no_token_traceback(record: logging.LogRecord) -> bool:
     """A call that met the refused token logs its traceback; the process says it in one line
     as it ends (bot/__main__.py), whichever call met it first."""
     return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
+
+
+async def _until_done(body: asyncio.Future[bool], stop: asyncio.Event) -> None:
+    """Wait for the bot's run to end by itself or for a stop signal, whichever comes first."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([body, stopped], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
 
 
 async def _until(stop: asyncio.Event, refused: asyncio.Event) -> None:
@@ -221,11 +294,33 @@ def _web_servers(process: BotProcess) -> list[WebServer]:
     config = process.config
     servers = []
     if config.web_address is not None:
-        routes = route_sets(config, process.application, process.miniapp)
+        routes = route_sets(config, process.application, process.miniapp, process.health)
         servers.append(WebServer(build_web_app(routes), *config.web_address))
     if config.metrics_address is not None:  # an address of its own, such as localhost's
-        servers.append(WebServer(build_web_app([metrics_routes]), *config.metrics_address))
+        servers.append(WebServer(build_web_app([metrics_routes()]), *config.metrics_address))
     return servers
+
+
+def _polling_failed(error: TelegramError) -> None:
+    """One line for a failed long poll, where python-telegram-bot would log a traceback.
+
+    A 409 Conflict is counted and said where every call passes
+    (bot/transport/telegram_health.py), once a minute however often it comes.
+    """
+    if not isinstance(error, Conflict):
+        log.warning("polling Telegram for updates failed (%s); trying again", error)
+
+
+def _introduced(task: asyncio.Task[None], introduced: asyncio.Event) -> None:
+    introduced.set()
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("setting the bot's menus and descriptions failed", exc_info=error)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _set_webhook(application: Application, webhook: Webhook) -> None:
@@ -265,17 +360,39 @@ async def _stop(application: Application, runtime: Runtime) -> None:
 def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -> None:
     assert application.job_queue is not None
     jobs = application.job_queue
+
+    def repeat(job: Job, name: str, interval: float, deadline: float, first: float | None) -> None:
+        jobs.run_repeating(
+            with_deadline(name, job, deadline),
+            interval=interval,
+            first=first,
+            name=name,
+            job_kwargs={"max_instances": MAX_INSTANCES},
+        )
+
     # What a restart, an outage or another process left owed, now and every few seconds.
-    jobs.run_repeating(_catch_up, interval=config.outbox_interval, first=0, name="catch-up")
-    jobs.run_repeating(
-        _forget_old_deliveries, interval=FORGET_DELIVERIES_EVERY, name="forget-deliveries"
+    repeat(_catch_up, "catch-up", config.outbox_interval, CATCH_UP_DEADLINE, first=0)
+    repeat(
+        _forget_old_deliveries,
+        "forget-deliveries",
+        FORGET_DELIVERIES_EVERY,
+        FORGET_DELIVERIES_DEADLINE,
+        first=None,
     )
     if runtime.shared is not None:
-        jobs.run_repeating(_forget_idle_paces, interval=FORGET_PACES_AFTER, name="forget-paces")
-        jobs.run_repeating(
+        repeat(
+            _forget_idle_paces,
+            "forget-paces",
+            FORGET_PACES_AFTER,
+            FORGET_PACES_DEADLINE,
+            first=None,
+        )
+        repeat(
             _schedule_open_challenges,
-            interval=config.challenge_sync_interval,
-            name="schedule-open-challenges",
+            "schedule-open-challenges",
+            config.challenge_sync_interval,
+            SCHEDULE_CHALLENGES_DEADLINE,
+            first=None,
         )
 
 

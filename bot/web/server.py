@@ -33,9 +33,15 @@ SHUTDOWN_GRACE = 5.0
 def build_web_app(routes: Sequence[RouteSet]) -> web.Application:
     """One aiohttp application with every route set in `routes` registered on it."""
     app = web.Application()
+    app.on_response_prepare.append(_unnamed)
     for add_routes in routes:
         add_routes(app)
     return app
+
+
+async def _unnamed(_: web.Request, response: web.StreamResponse) -> None:
+    """No answer says which server and Python it comes from: that only helps an attacker."""
+    response.headers.popall("Server", None)
 
 
 def refusal(status: int, reason: str) -> web.Response:

@@ -160,6 +160,16 @@ async def test_the_page_is_served_locked_down_and_only_under_loopback_names(play
         assert response.status == 200  # the Bot API side answers any name, as Telegram does
 
 
+async def test_the_playground_serves_health_and_metrics_as_a_bot_process_does(playground, http):
+    async with http.get(playground.url + "healthz") as response:
+        assert (response.status, await response.text()) == (200, "ok\n")
+    async with http.get(playground.url + "metrics") as response:
+        assert response.status == 200
+        text = await response.text()
+    assert "# TYPE bot2048_updates_handled_total counter" in text
+    assert "process_resident_memory_bytes" in text
+
+
 async def test_a_restarted_playground_never_reuses_a_message_id(tmp_path, monkeypatch):
     database = tmp_path / "playground.sqlite3"
     clock = [1_767_225_600.0]

@@ -53,7 +53,9 @@ def bot_env(api, database: Database, **settings: str) -> dict[str, str]:
         if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_"))
         and k not in ("DATABASE_URL", "PORT", "LISTEN")
     }
-    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=api.base_url, LOG_LEVEL="WARNING")
+    # Another TELEGRAM_BASE_URL in `settings`: a Telegram that is not up yet, say.
+    base_url = settings.pop("TELEGRAM_BASE_URL", None) or api.base_url
+    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=base_url, LOG_LEVEL="WARNING")
     if isinstance(database, str):
         env["DATABASE_URL"] = database
     else:
