@@ -6,19 +6,20 @@ run this module, in this order:
 1. `opened`: the SQLite file's lock (or PostgreSQL's updates lock), the storage, the runtime
    (bot/wiring.py), the Application (bot/app.py) and the Mini App's API; no call to Telegram.
 2. `serving`: the web servers (/healthz says "waiting for Telegram", and every other route
-   503, until the bot serves), then Telegram's getMe, asked until it answers
+   503, until the Application has started), then Telegram's getMe, asked until it answers
    (bot/startup.py), the challenges' end jobs and the repeating jobs, the Application
    started, then the updates: long polling, or the webhook set. The bot's menus and
    descriptions (bot/profile.py) are set in the background from then on: nothing cosmetic
    holds up the start.
 
 Each step's undoing is pushed as it is taken, so whatever ends the run undoes exactly what was
-done, in reverse: the web server refuses new work first; the updates stop; a picture being
-drawn gets `RENDER_GRACE`; the Application stops, the chats' queues get `SHUTDOWN_DRAIN` to
-go out and what did not go is left owed; the web servers; the database closes last, then the
-locks. A stop signal that comes before the bot serves cancels the start where it is, and
-`STOP_DEADLINE` bounds a stop whatever it waits on. The playground starts its own Telegram
-stand-in between the two halves, which is the only reason they are two.
+done, in reverse: the menus' calls end; the updates stop; the web servers refuse new work and
+finish the requests they have; a picture being drawn gets `RENDER_GRACE`; the Application
+stops, the chats' queues get `SHUTDOWN_DRAIN` to go out and what did not go is left owed;
+the database closes last, then the locks. A stop signal that comes before the bot serves cancels the
+start where it is, and `STOP_DEADLINE` bounds a stop whatever it waits on. The playground
+starts its own Telegram stand-in between the two halves, which is the only reason they are
+two.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ FORGET_DELIVERIES_EVERY = 3600.0
 FORGET_PACES_AFTER = 3600.0
 # Seconds the long poll waits for an update before asking again.
 POLL_TIMEOUT = 10
+# At shutdown, seconds a call setting the menus, already on its way, gets to finish.
+INTRODUCTION_GRACE = 2.0
 # Seconds a stop may take, whatever it waits on, before the process exits regardless: a
 # supervisor's own patience is often 10 s, after which it kills.
 STOP_DEADLINE = 9.0
@@ -158,8 +161,10 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
     """Telegram's side of an opened process, from getMe to the updates, undone in reverse."""
     config, runtime, application = process.config, process.runtime, process.application
     async with AsyncExitStack() as steps:
-        # The last to stop, but refusing new work from the moment the stop begins (below).
-        for server in _web_servers(process):
+        # Serving /healthz (and refusing all else) from here; stopped again below, after the
+        # updates and before the Application, so that the requests in flight finish.
+        servers = _web_servers(process)
+        for server in servers:
             await server.start()
             steps.push_async_callback(server.stop)
         await reach_telegram(application.bot, config)
@@ -173,6 +178,11 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
         steps.push_async_callback(_stop, application, runtime)
         # Before the Application's stop, which waits for every update's work to end.
         steps.push_async_callback(runtime.workers.stop, grace=RENDER_GRACE)
+        for server in servers:
+            steps.push_async_callback(server.stop)
+        # The webhook's updates and the Mini App's calls can be handled from here on.
+        process.health.start_serving()
+        steps.callback(process.health.stop_serving)
         if config.webhook is None:
             assert application.updater is not None
             await application.updater.start_polling(
@@ -185,13 +195,12 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
             steps.push_async_callback(application.updater.stop)
         else:
             await _set_webhook(application, config.webhook)
-        process.health.start_serving()
-        steps.callback(process.health.stop_serving)
+        stopping = asyncio.Event()
         introducing = asyncio.create_task(
-            profile.introduce(application, runtime.miniapp_page), name="introduce"
+            profile.introduce(application, runtime.miniapp_page, stopping), name="introduce"
         )
         introducing.add_done_callback(lambda task: _introduced(task, process.introduced))
-        steps.push_async_callback(_cancel, introducing)
+        steps.push_async_callback(_stop_introducing, introducing, stopping)
         log.info("bot @%s ready, database %r", application.bot.username, runtime.storage)
         yield
 
@@ -317,10 +326,11 @@ def _introduced(task: asyncio.Task[None], introduced: asyncio.Event) -> None:
         log.error("setting the bot's menus and descriptions failed", exc_info=error)
 
 
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+async def _stop_introducing(task: asyncio.Task[None], stopping: asyncio.Event) -> None:
+    """Its waits end at once; a call on its way gets `INTRODUCTION_GRACE` to finish."""
+    stopping.set()
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(task, INTRODUCTION_GRACE)
 
 
 async def _set_webhook(application: Application, webhook: Webhook) -> None:

@@ -7,12 +7,14 @@ None of it is needed to play, so none of it holds the start up: the lifecycle ru
 wait is waited out and a failure that may pass (the network, Telegram's servers) is tried
 again after a pause that doubles, each wait said in one WARNING line; a refusal that will not
 pass (a description Telegram finds too long) is said once, and the other calls go on. What
-was given up on is tried again at the next start.
+was given up on is tried again at the next start. A stop ends the waits at once, but lets a
+call on its way finish rather than cut it off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -42,30 +44,40 @@ LONGEST_PAUSE = 60.0
 Call = Callable[[], Awaitable[object]]
 
 
-async def introduce(application: Application, miniapp_page: str | None) -> None:
-    """Menus and descriptions in every language; the menu button when there is a Mini App."""
+async def introduce(
+    application: Application, miniapp_page: str | None, stopping: asyncio.Event
+) -> None:
+    """Menus and descriptions in every language; the menu button when there is a Mini App.
+
+    Returns early, between two calls, once `stopping` is set.
+    """
     bot = application.bot
+    calls: list[tuple[str, Call]] = []
     scopes = (
         ("private", BotCommandScopeAllPrivateChats()),
         ("group", BotCommandScopeAllGroupChats()),
     )
     for code in LANGUAGES:
         for kind, scope in scopes:
-            await best_effort(f"the {kind} command menu ({code})", _command_menu(bot, code, scope))
+            calls.append((f"the {kind} command menu ({code})", _command_menu(bot, code, scope)))
     for code in LANGUAGES:
-        await best_effort(f"the description ({code})", _description(bot, code))
-        await best_effort(f"the short description ({code})", _short_description(bot, code))
+        calls.append((f"the description ({code})", _description(bot, code)))
+        calls.append((f"the short description ({code})", _short_description(bot, code)))
     if miniapp_page is not None:
         # The chat's menu button opens the Mini App on the player's game, in every private chat.
         button = MenuButtonWebApp("2048", WebAppInfo(miniapp_page))
-        await best_effort(
-            "the menu button",
-            lambda: bot.set_chat_menu_button(menu_button=button),
-        )
+        calls.append(("the menu button", lambda: bot.set_chat_menu_button(menu_button=button)))
+    for what, call in calls:
+        if stopping.is_set():
+            return
+        await best_effort(what, call, stopping)
 
 
-async def best_effort(what: str, call: Call) -> bool:
-    """Make `call` until it succeeds, waiting as the module's docstring says; True once made."""
+async def best_effort(what: str, call: Call, stopping: asyncio.Event) -> bool:
+    """Make `call` until it succeeds, waiting as the module's docstring says; True once made.
+
+    A wait ends, and the call is given up on, as soon as `stopping` is set.
+    """
     pause = FIRST_PAUSE
     attempt = 1
     while True:
@@ -95,7 +107,10 @@ async def best_effort(what: str, call: Call) -> bool:
             )
             return False
         log.warning("setting %s: %s; trying again in %g s", what, reason, wait)
-        await asyncio.sleep(wait)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), wait)
+        if stopping.is_set():
+            return False
         attempt += 1
 
 

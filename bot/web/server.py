@@ -151,6 +151,7 @@ class WebServer:
         )
         self._host = host
         self._port = port
+        self._stopped = False
 
     @web.middleware
     async def _mark_busy(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -172,4 +173,8 @@ class WebServer:
         log.info("web server listening on %s", site.name)
 
     async def stop(self) -> None:
+        """Stop serving; once only, however often it is asked."""
+        if self._stopped:
+            return
+        self._stopped = True
         await self._runner.cleanup()

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from tests.support.databases import Database
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: `python -m bot` runs from here
@@ -125,16 +127,18 @@ class WebhookProcess:
         )
         self.process = await spawn_bot("--webhook", env=env)
         deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
-        while True:  # listening once a connection is accepted
-            assert self.process.returncode is None, "the bot process exited"
-            with contextlib.suppress(OSError):
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                return
-            assert asyncio.get_running_loop().time() < deadline, (
-                f"the webhook did not listen within {PROCESS_TIMEOUT:.0f} s"
-            )
-            await asyncio.sleep(0.1)
+        health = f"http://127.0.0.1:{self.port}/healthz"
+        async with aiohttp.ClientSession() as session:
+            while True:  # serving once /healthz says so (it answers 503 while starting)
+                assert self.process.returncode is None, "the bot process exited"
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(health) as response:
+                        if response.status == 200:
+                            return
+                assert asyncio.get_running_loop().time() < deadline, (
+                    f"the webhook did not serve within {PROCESS_TIMEOUT:.0f} s"
+                )
+                await asyncio.sleep(0.1)
 
     async def stop(self) -> int | None:
         if self.process is None or self.process.returncode is not None:
