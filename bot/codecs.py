@@ -118,6 +118,22 @@ def parse_duel_payload(text: str) -> tuple[int, int, str] | None:
     return None if match is None else (int(match[1]), int(match[2]), match[3])
 
 
+# ----- inline queries ----------------------------------------------------------------------
+
+_SHARE_QUERY = re.compile(r"#([1-9]\d{0,14})")
+
+
+def share_query(game_id: int) -> str:
+    """What a game's 📤 types after the bot's name in the chat picked: the game, by its id."""
+    return f"#{game_id}"
+
+
+def parse_share_query(text: str) -> int | None:
+    """The game a query names; None for any other text (a player typing `@bot` themselves)."""
+    match = _SHARE_QUERY.fullmatch(text.strip())
+    return None if match is None else int(match[1])
+
+
 # ----- what players type -------------------------------------------------------------------
 
 DEFAULT_DURATION = 24 * 3600

@@ -34,15 +34,24 @@ async def board_message(
     owner = None
     if stored.chat_id != stored.owner_id:
         owner = await storage.player(stored.owner_id)
-    challenge = None
+    challenge, top = None, 0
     if stored.challenge_id is not None:
         challenge = await storage.challenge(stored.challenge_id)
+        leader = await storage.challenge_standings(stored.challenge_id, 1)
+        top = leader[0].score if leader else 0
     rival = None
     target = await runtime.sharing.duel_target(stored)
     if target is not None:
         rival = (await storage.player(target[0]), target[1].score)
     text = render.board_text(
-        t, stored.game, best=best, view=view, owner=owner, challenge=challenge, rival=rival
+        t,
+        stored.game,
+        best=best,
+        view=view,
+        owner=owner,
+        challenge=challenge,
+        rival=rival,
+        top=top,
     )
     keyboard = render.board_keyboard(
         t,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
 from telegram.error import (
@@ -24,7 +25,7 @@ from telegram.error import (
 
 from bot.codecs import challenge_payload, deep_link
 from bot.models import Challenge, Obligation
-from bot.presentation.i18n import Translator, translator
+from bot.presentation.i18n import Translator, group_zone, translator
 from bot.presentation.leaderboards import challenge_card, challenge_keyboard, winner_text
 from bot.wiring import Runtime
 
@@ -78,13 +79,19 @@ async def card_translator(runtime: Runtime, challenge: Challenge) -> Translator:
     return translator(language or challenge.language)
 
 
+async def group_clock(runtime: Runtime, chat_id: int) -> ZoneInfo:
+    """The zone of every clock time shown about the group: its card, a join, its /best."""
+    return group_zone(await runtime.players.chat_language(chat_id))
+
+
 async def card_text(
     bot_username: str, runtime: Runtime, challenge: Challenge, t: Translator
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     storage = runtime.storage
     standings = await storage.challenge_standings(challenge.id, CARD_TOP)
     players = await storage.challenge_players(challenge.id)
-    text = challenge_card(t, challenge, standings, players, CARD_TOP)
+    zone = await group_clock(runtime, challenge.chat_id)
+    text = challenge_card(t, challenge, standings, players, CARD_TOP, zone)
     if challenge.finished:
         return text, None
     link = deep_link(bot_username, challenge_payload(challenge))

@@ -113,7 +113,8 @@ async def card_message(
         caption = captions.card_caption(t, owner, stored.game)
     else:
         caption = captions.duel_caption(t, owner, stored.game)
-    return caption, captions.card_keyboard(t, link, bot.supports_inline_queries)
+    shared = stored.id if bot.supports_inline_queries else None
+    return caption, captions.card_keyboard(t, link, shared)
 
 
 @dataclass(frozen=True, slots=True)

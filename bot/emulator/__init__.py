@@ -7,6 +7,7 @@ the real wire format and Telegram's validation rules, so what works here works l
 from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
 from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
+from .ids import FIRST_IDS, IdKind, Ids
 from .log import RecordedRequest
 from .media import Upload
 from .webhook import Delivery
@@ -14,12 +15,15 @@ from .world import StoredMessage
 
 __all__ = [
     "DEFAULT_TOKEN",
+    "FIRST_IDS",
     "TELEGRAM_LIMITS",
     "ApiError",
     "Delivery",
     "FakeBotApi",
     "FloodControl",
     "FloodLimits",
+    "IdKind",
+    "Ids",
     "RecordedRequest",
     "StoredMessage",
     "Upload",

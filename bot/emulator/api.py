@@ -25,6 +25,7 @@ from aiohttp import web
 
 from .faults import Faults, Hold, make_fault
 from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
+from .ids import Ids
 from .log import RecordedRequest, RequestLog, request_matcher
 from .methods import BotApiMethods
 from .server import BotApiServer
@@ -42,10 +43,10 @@ class FakeBotApi:
     """An in-process fake of the Telegram Bot API with a driver API for tests.
 
     ``inline_mode`` is the switch at @BotFather (off by default, as for a new bot): only with
-    it on do users' ``@bot`` queries reach the bot. ``first_message_id`` is where message ids
-    start in every chat; a world that comes back on each run next to a kept database (the
-    playground) starts later each time, so that an id the bot stored never names a different
-    message, just as on Telegram.
+    it on do users' ``@bot`` queries reach the bot. ``ids`` is where update, message and query ids
+    start (bot/emulator/ids.py); a world that comes back on each run next to a kept database
+    (the playground) starts above the last run's, so that an id the bot stored never names a
+    different message or tap, just as on Telegram.
 
     ``flood`` are the flood limits Telegram enforces per chat, on unless a test needs none
     (None); ``clock`` is the flood model's time in seconds, which a test may advance by hand.
@@ -58,7 +59,7 @@ class FakeBotApi:
         bot_username: str = "play2048_bot",
         *,
         privacy_mode: bool = True,
-        first_message_id: int = 1,
+        ids: Ids | None = None,
         inline_mode: bool = False,
         flood: FloodLimits | None = TELEGRAM_LIMITS,
         clock: Callable[[], float] = time.monotonic,
@@ -71,7 +72,7 @@ class FakeBotApi:
             int(bot_id),
             bot_username,
             privacy_mode=privacy_mode,
-            first_message_id=first_message_id,
+            ids=ids,
             inline_mode=inline_mode,
         )
         self.log = RequestLog(self.world.notifier)

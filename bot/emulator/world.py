@@ -23,12 +23,11 @@ from typing import Any
 
 from .errors import CHAT_NOT_FOUND, GROUP_UPGRADED, ApiError, bad_request
 from .html import utf16_len
+from .ids import Ids
 from .inline import InlineQuery, chosen_content
 from .media import Files
 from .notify import Notifier
 
-FIRST_UPDATE_ID = 700_000_001
-FIRST_QUERY_ID = 4_000_000_000_000_000_001
 # Updates delivered when allowed_updates is empty/unspecified (Telegram's default set).
 _OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 # As TDLib marks them: not glued to a word, '/', '<' or '>' (so '</b>' holds no command).
@@ -124,11 +123,9 @@ class World:
         bot_username: str,
         *,
         privacy_mode: bool = True,
-        first_message_id: int = 1,
+        ids: Ids | None = None,
         inline_mode: bool = False,
     ) -> None:
-        if first_message_id < 1:
-            raise ValueError("message ids start at 1 or later")
         self.bot_id = bot_id
         self.bot_username = bot_username
         self.privacy_mode = privacy_mode
@@ -136,9 +133,9 @@ class World:
         self.inline_mode = inline_mode
         self.files = Files()
         self.inline_queries: dict[str, InlineQuery] = {}
-        # Where every chat's message ids start. A world that outlives a restart of the
-        # emulator (the playground keeps its database) starts later, so ids never repeat.
-        self.first_message_id = first_message_id
+        # Where each kind of id starts. A world that outlives a restart of the emulator
+        # (the playground keeps its database) starts later, so ids never repeat.
+        self.ids = Ids() if ids is None else ids
         self.notifier = Notifier()
         self.users: dict[int, dict[str, Any]] = {}
         self.chats: dict[int, Chat] = {}
@@ -146,10 +143,10 @@ class World:
         self.updates: list[dict[str, Any]] = []
         # Bumped whenever updates leave the queue other than one by one through the webhook.
         self.updates_generation = 0
-        self.next_update_id = FIRST_UPDATE_ID
+        self.next_update_id = self.ids.first("update")
         self.allowed_updates: list[str] = []
         self.queries: dict[str, CallbackQuery] = {}
-        self.next_query_id = FIRST_QUERY_ID
+        self.next_query_id = self.ids.first("query")
         self.commands: dict[tuple[tuple[str, int | str | None, int | None], str], list[Any]] = {}
         self.webhook_url = ""
         self.webhook_secret = ""
@@ -264,7 +261,7 @@ class World:
                 id=user_id,
                 type="private",
                 user_id=user_id,
-                next_message_id=self.first_message_id,
+                next_message_id=self.ids.first("message"),
             )
             self.messages[user_id] = {}
         return dict(user)
@@ -290,7 +287,7 @@ class World:
             admins=admin_ids,
             creator=creator,
             members=(set(admin_ids) | set(members)) - {self.bot_id},
-            next_message_id=self.first_message_id,
+            next_message_id=self.ids.first("message"),
         )
         self.chats[chat_id] = chat
         self.messages[chat_id] = {}
@@ -355,6 +352,7 @@ class World:
             via_bot=via_bot,
             service=service,
         )
+        self.ids.handed_out("message", msg.message_id)
         chat.next_message_id += 1
         self.messages[chat.id][msg.message_id] = msg
         self.emit({"type": "message", "chat_id": chat.id, "message": self.message_dict(msg)})
@@ -382,9 +380,17 @@ class World:
 
     # ----- updates ----------------------------------------------------------------------
 
+    def _next_query_id(self) -> str:
+        """A callback or inline query's id: one count for both, as Telegram's."""
+        query_id = self.next_query_id
+        self.ids.handed_out("query", query_id)
+        self.next_query_id += 1
+        return str(query_id)
+
     def enqueue_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Queue ``{"update_id": n, kind: payload}`` for getUpdates; ids only increase."""
         update = {"update_id": self.next_update_id, kind: payload}
+        self.ids.handed_out("update", self.next_update_id)
         self.next_update_id += 1
         self.updates.append(update)
         self.notifier.notify()
@@ -535,8 +541,7 @@ class World:
                     f"message {message_id} has no button with callback_data {callback_data!r} "
                     f"(buttons: {buttons}); pass strict=False to forge one"
                 )
-        query_id = str(self.next_query_id)
-        self.next_query_id += 1
+        query_id = self._next_query_id()
         self.queries[query_id] = CallbackQuery(
             query_id, user_id, chat_id, message_id, callback_data, time.monotonic()
         )
@@ -570,8 +575,7 @@ class World:
             if user_id not in chat.members:
                 raise ValueError(f"user {user_id} is not in chat {chat_id}")
             chat_type = chat.type
-        query_id = str(self.next_query_id)
-        self.next_query_id += 1
+        query_id = self._next_query_id()
         self.inline_queries[query_id] = InlineQuery(query_id, user_id, chat_id, query, chat_type)
         self.enqueue_update(
             "inline_query",

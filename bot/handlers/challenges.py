@@ -10,7 +10,7 @@ from telegram import Update
 
 from bot.chat.announcements import send_owed
 from bot.chat.boards import send_board
-from bot.chat.cards import card_translator
+from bot.chat.cards import group_clock
 from bot.chat.endings import schedule_end
 from bot.chat.posts import reply, update_key
 from bot.codecs import ChallengeArgsError, parse_challenge_args
@@ -98,7 +98,7 @@ async def join(update: Update, context: BotContext) -> None:
         reply(context.application, update, ended)
         return
     if result.status is JoinStatus.JOINED:
-        card_language = (await card_translator(runtime, result.challenge)).language
+        zone = await group_clock(runtime, result.challenge.chat_id)
         reply(
             context.application,
             update,
@@ -106,7 +106,7 @@ async def join(update: Update, context: BotContext) -> None:
                 "You've joined the challenge in {title}! Everyone gets the same tiles. "
                 "It ends {time}.",
                 title=group_name(t, result.challenge.chat_title, result.challenge.chat_id),
-                time=end_time(t, result.challenge.ends_at, card_language),  # the group's clock
+                time=end_time(t, result.challenge.ends_at, zone),
             ),
         )
     assert result.entry is not None

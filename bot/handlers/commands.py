@@ -6,6 +6,7 @@ from telegram import Update
 
 import engine
 from bot.chat.boards import send_board
+from bot.chat.cards import group_clock
 from bot.chat.posts import reply, update_key
 from bot.codecs import parse_size
 from bot.handlers.context import Audience, BotContext
@@ -98,8 +99,9 @@ async def _leaderboard(update: Update, context: BotContext, audience: Audience) 
         winner = await storage.challenge_standings(challenge.id, 1)
         finished.append((challenge, winner[0] if winner else None))
     title = update.effective_chat.title or ""
+    zone = await group_clock(context.runtime, audience.chat_id)
     text = group_leaderboard(
-        audience.for_chat, audience.chat_id, title, boards, TOP, user_id, running, finished
+        audience.for_chat, audience.chat_id, title, boards, TOP, user_id, running, finished, zone
     )
     reply(context.application, update, text)
 

@@ -14,7 +14,7 @@ import engine
 from bot.chat.boards import send_board
 from bot.chat.pictures import duel_link, post_card, refusal, send_replay, uploaded_card
 from bot.chat.posts import reply, update_key
-from bot.codecs import parse_replay_args
+from bot.codecs import parse_replay_args, parse_share_query
 from bot.handlers.context import BotContext, display_name
 from bot.models import Player, StoredGame
 from bot.presentation import captions
@@ -85,8 +85,10 @@ async def replay(update: Update, context: BotContext) -> None:
 async def inline_query(update: Update, context: BotContext) -> None:
     """`@bot` in any chat: a duel on the player's game, and their best card per size.
 
-    Inline results can only show pictures Telegram already has, so a card not sent before
-    is uploaded to the player's private chat, silently, and deleted there at once. An answer
+    The game is the one the query names, from a board's or a card's 📤 (a challenge entry,
+    say), when it is the player's own; else their private chat's. Inline results can only
+    show pictures Telegram already has, so a card not sent before is uploaded to the
+    player's private chat, silently, and deleted there at once. An answer
     is kept a few seconds per player and query, as Telegram keeps it (`cache_time`): a
     client asking again, or a script asking thousands of times, costs no reads and no cards.
     """
@@ -101,7 +103,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
     t = await context.sender_translator(user)
     sharing = context.runtime.sharing
     offers: list[Offer] = []
-    latest = await sharing.latest_anywhere(user.id)
+    latest = await _offered(context, user.id, query.query)
     sender = Player(user.id, display_name(user))
     if (
         latest is not None
@@ -126,6 +128,15 @@ async def inline_query(update: Update, context: BotContext) -> None:
         # bot): the cards are sent again, which replaces every id Telegram refuses.
         log.info("inline results refused (%s); uploading the cards again", error.message)
         await _answer_inline(context, query, t, offers, fresh=True)
+
+
+async def _offered(context: BotContext, user_id: int, text: str) -> StoredGame | None:
+    named = parse_share_query(text)
+    if named is not None:
+        stored = await context.runtime.storage.game(named)
+        if stored is not None and stored.owner_id == user_id:
+            return stored
+    return await context.runtime.sharing.latest_anywhere(user_id)
 
 
 def _wrong_file(error: BadRequest) -> bool:
@@ -154,7 +165,7 @@ async def _answer_inline(
                     result_id,
                     photo,
                     caption=caption,
-                    reply_markup=captions.card_keyboard(t, link, inline_mode=False),
+                    reply_markup=captions.card_keyboard(t, link, shared=None),
                 )
             )
     except Forbidden:  # never started the bot, or blocked it

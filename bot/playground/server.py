@@ -6,7 +6,6 @@ import asyncio
 import logging
 import signal
 import socket
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -15,8 +14,9 @@ from pathlib import Path
 from telegram.ext import Application
 
 from bot.config import Config
-from bot.emulator import FakeBotApi
+from bot.emulator import DEFAULT_TOKEN, FakeBotApi
 from bot.lifecycle import opened, serving
+from bot.playground.ids import lasting_ids
 from bot.playground.people import populate
 from bot.playground.web import PlaygroundWeb
 from bot.web.health import health_routes
@@ -24,20 +24,6 @@ from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import miniapp_routes
 
 log = logging.getLogger(__name__)
-
-
-# 2024-01-01 UTC. Message ids count seconds from here, so they fit Telegram's 32 bits until 2092.
-_ID_EPOCH = 1_704_067_200
-
-
-def first_message_id(now: float | None = None) -> int:
-    """Where this run's message ids start: above every id an earlier run handed out.
-
-    Chats start empty on each run while the database keeps the message ids the bot linked
-    to games and challenge cards. Starting at "seconds since 2024" stays above them unless
-    an earlier run posted more than one message per second, on average, in a single chat.
-    """
-    return max(1, int((time.time() if now is None else now) - _ID_EPOCH))
 
 
 class PlaygroundError(Exception):
@@ -81,19 +67,20 @@ async def open_playground(
 
     The bot runs the production lifecycle (bot/lifecycle.py); only ``base_url`` differs. Its
     Telegram stand-in starts between the two halves: after the bot is opened (its Mini App is
-    served on the stand-in's port), before it is started (which asks Telegram who it is).
+    served on the stand-in's port, and the database is this process's alone, so is the record
+    of ids beside it), before it is started (which asks Telegram who it is).
     """
     sock = _listen(host, port)
     with sock:
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{sock.getsockname()[1]}/"
-        api = FakeBotApi(first_message_id=first_message_id(), inline_mode=True)
-        populate(api)
         # The Mini App on this same port: a Swipe button opens it in a phone-sized frame.
         config = Config(
-            token=api.token, base_url=url + "bot", database=database, webapp_url=url.rstrip("/")
+            token=DEFAULT_TOKEN, base_url=url + "bot", database=database, webapp_url=url.rstrip("/")
         )
         async with opened(config) as process:
+            api = FakeBotApi(DEFAULT_TOKEN, ids=lasting_ids(database), inline_mode=True)
+            populate(api)
             api.mount(PlaygroundWeb(api).setup)
             api.mount(miniapp_routes(process.miniapp))
             # What docs/operating.md's "Health, metrics and alerts" shows, tried without a token.

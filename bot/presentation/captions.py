@@ -12,13 +12,15 @@ from bot.presentation.render import share_button, size_name
 
 
 def card_keyboard(
-    t: Translator, duel_link: str | None, inline_mode: bool
+    t: Translator, duel_link: str | None, shared: int | None
 ) -> InlineKeyboardMarkup | None:
+    """▶️ for a duel, and a 📤 sharing the game `shared` (None: inline mode is off, or the
+    card is an inline result already)."""
     row = []
     if duel_link is not None:
         row.append(InlineKeyboardButton("▶️ " + t._("Play it"), url=duel_link))
-    if inline_mode:
-        row.append(share_button(t))
+    if shared is not None:
+        row.append(share_button(t, shared))
     return InlineKeyboardMarkup([row]) if row else None
 
 
@@ -66,11 +68,14 @@ def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
         score=t.number(target.score),
         size=size_name(t, target.size),
     )
-    as_shared = t._(
-        "You race {name}'s game as it stood when it was shared, after {moves}: "
+    # One sentence per number, not "{n} moves" put in: German says "nach 54 Zügen".
+    as_shared = t.ngettext(
+        "You race {name}'s game as it stood when it was shared, after {n} move: "
         "what they played since does not count.",
+        "You race {name}'s game as it stood when it was shared, after {n} moves: "
+        "what they played since does not count.",
+        target.moves,
         name=name,
-        moves=t.ngettext("{n} move", "{n} moves", target.moves),
     )
     return intro + " " + as_shared
 

@@ -23,8 +23,9 @@ from bot.config import DEFAULT_LANGUAGE, LANGUAGES
 from bot.models import Player
 
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
-# Where a group's clock times are shown: a Dutch or German group most likely lives in that
-# zone; an English one could be anywhere, so it gets UTC. A per-group setting would replace this.
+# Where a group's clock times are shown, from the language its admins chose: a Dutch or German
+# group most likely lives in that zone; an English one could be anywhere, so it gets UTC, as a
+# group that chose none does. A per-group setting would replace this.
 GROUP_TIME_ZONES = {"en": "UTC", "nl": "Europe/Amsterdam", "de": "Europe/Berlin"}
 DOMAIN = "bot"
 
@@ -62,9 +63,11 @@ def player_language(player: Player, telegram_code: str | None = None) -> str:
     return resolve_language(player.language, telegram_code or player.telegram_language)
 
 
-def group_zone(language: str) -> ZoneInfo:
-    """The time zone a group's clock times are shown in, from the group's language."""
-    return ZoneInfo(GROUP_TIME_ZONES.get(language, GROUP_TIME_ZONES[DEFAULT_LANGUAGE]))
+def group_zone(chosen: str | None) -> ZoneInfo:
+    """The one zone of a group's clock times, whoever reads them and wherever: that of the
+    language its admins chose, UTC if they chose none. Not the reader's, nor a card's: members
+    of one group read in several languages, and each challenge card is worded in its creator's."""
+    return ZoneInfo(GROUP_TIME_ZONES.get(chosen or DEFAULT_LANGUAGE, GROUP_TIME_ZONES["en"]))
 
 
 def catalog_path(language: str) -> Path:

@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
-from bot.presentation.i18n import Translator, group_zone
+from bot.presentation.i18n import Translator
 from bot.presentation.limits import fit_blocks
 from bot.presentation.names import group_name, player_name
 from bot.presentation.render import size_name
 
 
-def end_time(t: Translator, timestamp: float, group_language: str) -> str:
-    """A challenge's end in the group's time zone, zone named: "Nov 30 at 00:53 UTC".
+def end_time(t: Translator, timestamp: float, zone: ZoneInfo) -> str:
+    """A challenge's end on the group's clock (`group_zone`), zone named: "Nov 30 at 00:53 UTC".
 
     Worded in the reader's language (a player joining from a private chat may read another
     language than the group's), but always on the group's clock, so everyone sees one moment.
     """
-    zone = group_zone(group_language)
     moment = datetime.fromtimestamp(timestamp, zone)
     return t._(
         "{day} at {time} {zone}",
@@ -74,11 +74,11 @@ def card_link(challenge: Challenge) -> str | None:
     return f"https://t.me/c/{-challenge.chat_id - _SUPERGROUP_BASE}/{challenge.message_id}"
 
 
-def _running(t: Translator, challenge: Challenge, standings: list[Standing]) -> str:
+def _running(t: Translator, challenge: Challenge, standings: list[Standing], zone: ZoneInfo) -> str:
     """A running challenge in /best: its leaders, and where to join."""
     lines = [
         "🏆 " + t._("<b>Running challenge</b> · {size}", size=size_name(t, challenge.size)),
-        t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+        t._("Ends {time}.", time=end_time(t, challenge.ends_at, zone)),
     ]
     lines += [standing_line(t, s) for s in standings] or [
         t._("No one has played yet. Be the first!")
@@ -91,11 +91,10 @@ def _running(t: Translator, challenge: Challenge, standings: list[Standing]) -> 
     return "\n".join(lines)
 
 
-def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]]) -> str:
+def _past(t: Translator, finished: list[tuple[Challenge, Standing | None]], zone: ZoneInfo) -> str:
     """The last challenges that ended, each with its winner."""
     lines = ["🏁 " + t._("<b>Past challenges</b>")]
     for challenge, winner in finished:
-        zone = group_zone(t.language)
         day = format_skeleton(
             "MMMd", datetime.fromtimestamp(challenge.ends_at, zone), tzinfo=zone, locale=t.language
         )
@@ -124,9 +123,11 @@ def group_leaderboard(
     asker: int,
     running: list[tuple[Challenge, list[Standing]]],
     finished: list[tuple[Challenge, Standing | None]],
+    zone: ZoneInfo,
 ) -> str:
     """/best in a group: the top players per board size (and the asker's place if lower),
-    then the group's running challenges with their leaders, then the last winners."""
+    then the group's running challenges with their leaders, then the last winners; their
+    days and times on the group's clock."""
     if not any(boards.values()) and not running and not finished:
         return t._("Nobody has a score in this group yet. /new starts a board.")
     blocks = [t._("<b>Best in {title}</b>", title=group_name(t, title, chat_id))]
@@ -134,15 +135,20 @@ def group_leaderboard(
         if standings:
             lines = [f"<b>{size_name(t, size)}</b>", *_ranking(t, standings, limit, asker)]
             blocks.append("\n".join(lines))
-    blocks += [_running(t, challenge, standings) for challenge, standings in running]
+    blocks += [_running(t, challenge, standings, zone) for challenge, standings in running]
     if finished:
-        blocks.append(_past(t, finished))
+        blocks.append(_past(t, finished, zone))
     # Long names and many challenges can outgrow one message: the past goes first.
     return fit_blocks(blocks)
 
 
 def challenge_card(
-    t: Translator, challenge: Challenge, standings: list[Standing], players: int, limit: int
+    t: Translator,
+    challenge: Challenge,
+    standings: list[Standing],
+    players: int,
+    limit: int,
+    zone: ZoneInfo,
 ) -> str:
     head = "🏆 " + t._("<b>2048 challenge</b> · {size}", size=size_name(t, challenge.size))
     if challenge.finished:
@@ -150,7 +156,7 @@ def challenge_card(
     else:
         lines = [
             head,
-            t._("Ends {time}.", time=end_time(t, challenge.ends_at, t.language)),
+            t._("Ends {time}.", time=end_time(t, challenge.ends_at, zone)),
             t._("Same tiles for everyone. Tap “Play” to get your board in a private chat with me."),
         ]
     lines.append("")

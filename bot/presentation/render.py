@@ -105,11 +105,14 @@ def board_text(
     owner: Player | None = None,
     challenge: Challenge | None = None,
     rival: tuple[Player, int] | None = None,
+    top: int = 0,
 ) -> str:
     """The board message: title, grid, legend, score lines and a banner for win or game over.
 
-    `owner` names whose board it is (in a group); `challenge` the group it was played for;
-    `rival` the player a duel races and the score to beat.
+    `owner` names whose board it is (in a group); `challenge` the group it was played for,
+    and `top` its highest score so far; `rival` the player a duel races and the score to
+    beat. The player's own best is for their own games: beside a challenge's score the
+    challenge's top is what counts, and a duel's score to beat is in its title already.
     """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner is not None:
@@ -125,20 +128,14 @@ def board_text(
             + " · "
             + t._("vs {name} · {score} to beat", name=name, score=t.number(rival[1]))
         )
-    parts = [title, ""]
+    parts = [title]
     if view == View.NUMBERS:
         parts.append(number_grid(game))
     else:
         parts.extend(emoji_grid(game))
         parts.append(legend(game))
     parts.append("")
-    parts.append(
-        t._(
-            "Score: <b>{score}</b> · Best: {best}",
-            score=t.number(game.score),
-            best=t.number(max(best, game.score)),
-        )
-    )
+    parts.append(_score_line(t, game, best, challenge is not None, rival is not None, top))
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
@@ -146,6 +143,23 @@ def board_text(
     if banner:
         parts.extend(["", banner])
     return "\n".join(parts)
+
+
+def _score_line(
+    t: Translator, game: engine.Game, best: int, in_challenge: bool, in_duel: bool, top: int
+) -> str:
+    score = t.number(game.score)
+    if in_challenge:
+        return t._(
+            "Score: <b>{score}</b> · Challenge top: {top}",
+            score=score,
+            top=t.number(max(top, game.score)),
+        )
+    if in_duel:
+        return t._("Score: <b>{score}</b>", score=score)
+    return t._(
+        "Score: <b>{score}</b> · Best: {best}", score=score, best=t.number(max(best, game.score))
+    )
 
 
 def _undos_left(t: Translator, game: engine.Game) -> str:
@@ -186,9 +200,13 @@ def outcome_toast(t: Translator, outcome: engine.Outcome | None) -> str | None:
     return toasts.get(outcome) if outcome is not None else None
 
 
-def share_button(t: Translator) -> InlineKeyboardButton:
-    """📤: pick any chat, where the bot's inline mode offers the player's cards and a duel."""
-    return InlineKeyboardButton("📤 " + t._("Share"), switch_inline_query="")
+def share_button(t: Translator, game_id: int) -> InlineKeyboardButton:
+    """📤: pick any chat, where the bot's inline mode offers this game's card and a duel on
+    it (the query names the game: a challenge entry is not the player's latest game), then
+    the player's best cards."""
+    return InlineKeyboardButton(
+        "📤 " + t._("Share"), switch_inline_query=codecs.share_query(game_id)
+    )
 
 
 def _button(text: str, data: str) -> InlineKeyboardButton:
@@ -225,7 +243,7 @@ def board_keyboard(
     """
     new = _button("🆕 " + t._("New game"), codecs.new_game())
     undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
-    extra = [[share_button(t)]] if share else []
+    extra = [[share_button(t, game_id)]] if share else []
     if ended:
         return InlineKeyboardMarkup([[new], *extra])
     swipe = []

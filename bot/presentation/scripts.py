@@ -4,11 +4,18 @@ Clear Sans has Latin, Greek and Cyrillic only, so a name in Arabic, Hebrew, Chin
 emoji drew as empty boxes. Each character is drawn in the first of these fonts whose
 character map has it, found through fontconfig: Noto Color Emoji (`fonts-noto-color-emoji`),
 DejaVu Sans Bold (Arabic, Hebrew and many symbols; `fonts-dejavu-core`) and Noto Sans CJK
-Bold (`fonts-noto-cjk`), all Debian packages. A font that is not installed is skipped. A
-character no font has is drawn as its compatibility form where that exists (the "fancy
-font" letters some players use: 𝕬 as A), else as Clear Sans's box. Runs of one font are
-laid out by Pillow's Raqm engine, so right-to-left scripts come out in reading order and
-Arabic letters joined.
+Bold (`fonts-noto-cjk`), all Debian packages; then, for a character none of them has (Thai,
+Devanagari, Ethiopic, …), the bold sans-serif font fontconfig finds for it, such as the Noto
+Sans of its script (`fonts-noto-core`). A font that is not installed is skipped. A character
+no font has is drawn as its compatibility form where that exists (the "fancy font" letters
+some players use: 𝕬 as A), else as Clear Sans's box.
+
+Runs of one font are laid out by Pillow's Raqm engine (HarfBuzz, with FriBiDi, which Pillow's
+wheels load from Debian's `libfribidi0`), so right-to-left scripts come out in reading order,
+Arabic letters joined, and the clusters of Indic and Thai scripts shaped: a Devanagari
+conjunct drawn as one glyph, a Thai vowel mark above its consonant. Without FriBiDi Pillow
+falls back to its basic layout, which draws every character as it comes: readable in Latin,
+Greek, Cyrillic and CJK, but wrong in those scripts; `SHAPING` says which one is in use.
 """
 
 from __future__ import annotations
@@ -21,9 +28,11 @@ from functools import cache
 from pathlib import Path
 
 from fontTools.ttLib import TTFont
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont, features
 
 FALLBACK_FAMILIES = ("Noto Color Emoji", "DejaVu Sans:bold", "Noto Sans CJK SC:bold")
+# Whether runs are shaped (Raqm), or laid out a character at a time (Pillow's basic layout).
+SHAPING = bool(features.check("raqm"))
 # Colour emoji fonts hold bitmaps at this size only: drawn there, then scaled.
 _BITMAP_SIZE = 109
 Colour = tuple[int, int, int]
@@ -53,16 +62,35 @@ def _installed(family: str) -> Path | None:
     return Path(found[0])
 
 
+@cache
 def _face(path: Path) -> _Face:
+    """A font file's face, read once however many characters or families lead to it."""
     with TTFont(path, fontNumber=0, lazy=True) as font:
         characters = frozenset(font.getBestCmap())
         bitmap = "CBDT" in font or "sbix" in font
     return _Face(path, 0, characters, bitmap)
 
 
-@cache
 def _primary(path: Path) -> _Face:
     return _face(path)
+
+
+@cache
+def _covering(code: int) -> _Face | None:
+    """The bold sans-serif font fontconfig has for the character, if its map really has it
+    (fontconfig answers with its nearest font even when none has the character)."""
+    if shutil.which("fc-match") is None:
+        return None
+    found = subprocess.run(
+        ["fc-match", "-f", "%{file}", f"sans-serif:bold:charset={code:x}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    if not found:
+        return None
+    face = _face(Path(found))
+    return face if code in face.characters else None
 
 
 @cache
@@ -73,11 +101,21 @@ def _fallbacks() -> tuple[_Face, ...]:
 
 
 def _faces(primary: Path, text: str) -> tuple[_Face, ...]:
-    """The fonts `text` needs looked at: the primary one, and the fallbacks if it lacks any."""
+    """The fonts `text` needs looked at: the primary one, the fallbacks if it lacks any, and
+    the fonts fontconfig finds for what all of those lack."""
     first = _primary(primary)
     if all(ord(char) in first.characters for char in text):
         return (first,)
-    return (first, *_fallbacks())
+    faces = [first, *_fallbacks()]
+    for char in text:
+        # A letter that is only a styled form of another (𝕬, ℌ: "<font>" in Unicode's
+        # decomposition) is drawn as that letter, not in a mathematician's font.
+        styled = unicodedata.decomposition(char).startswith("<font>")
+        if not styled and not any(ord(char) in face.characters for face in faces):
+            face = _covering(ord(char))
+            if face is not None and face not in faces:
+                faces.append(face)
+    return tuple(faces)
 
 
 @cache

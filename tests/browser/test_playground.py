@@ -32,13 +32,18 @@ from tests.support.processes import ROOT
 
 
 @contextlib.asynccontextmanager
-async def chromium_page(url: str, width: int = 800, height: int = 700):
+async def chromium_page(url: str, width: int = 800, height: int = 700, scheme: str = "light"):
     """A fresh headless Chromium (Debian's) on the playground page, 800 px wide."""
     async with chromium() as browser:
+        phone = width < 640
         context = await browser.new_context(
             viewport={"width": width, "height": height},
             locale="nl-NL",
             timezone_id="Europe/Amsterdam",
+            color_scheme=scheme,
+            has_touch=phone,
+            is_mobile=phone,
+            device_scale_factor=2 if phone else 1,
         )
         page = await context.new_page()
         page.set_default_timeout(60_000)  # generous: Chromium on a busy machine is slow
@@ -368,3 +373,88 @@ async def test_browser_at_phone_width_fits_the_screen_and_cuts_no_button(playgro
             assert layout["page"] <= width, (player.first_name, layout)
             assert max(layout["send"], layout["edit"]) <= width, layout
             assert layout["shifted"] == 0 and layout["cut"] == [], layout
+
+
+# Where a phone's height goes: the boxes above the chat, and what the chat strip cuts.
+PHONE_CHROME = """() => {
+    const box = (node) => node.getBoundingClientRect();
+    const cut = (node) => node.scrollWidth > node.clientWidth;
+    return {
+        above: box(document.querySelector(".messages")).top,
+        header: box(document.querySelector(".chat-header")).height,
+        cut: [...document.querySelectorAll(".chat-item .chat-name, .chat-item .chat-sub")]
+            .filter((node) => node.offsetParent !== null && cut(node))
+            .map((node) => node.textContent),
+    };
+}"""
+
+# The last picture in the chat, and the part of the chat it is shown in.
+MEDIA_SHOWN = """(selector) => {
+    const nodes = document.querySelectorAll(selector);
+    const media = nodes[nodes.length - 1].getBoundingClientRect();
+    const chat = document.getElementById("messages").getBoundingClientRect();
+    return media.height > 0 && media.top >= chat.top - 1 && media.bottom <= chat.bottom + 1;
+}"""
+
+# How light the page's surfaces are: 0 black … 1 white (sRGB luminance, roughly).
+LIGHTNESS = """(selectors) => selectors.map((selector) => {
+    const colour = getComputedStyle(document.querySelector(selector)).backgroundColor;
+    const [r, g, b] = colour.match(/[\\d.]+/g).map(Number);
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+})"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(390, "dark"), (360, "light")])
+async def test_browser_on_a_phone_the_chat_has_the_screen_mini_app_media_and_theme(
+    playground, width, scheme
+):
+    """The chat gets the height, the Mini App the whole screen, media its full place once
+    loaded, and the page the system's light or dark; a share's hidden upload leaves no badge."""
+    api, height = playground.api, 844
+    async with chromium_page(playground.url, width=width, height=height, scheme=scheme) as page:
+        await be(page, ANNA, "Anna")
+        await page.locator(f'.chat-item[data-chat-id="{GROUP_ID}"]').click()
+        await type_and_send(page, "/start")
+        await page.locator(".msg.bot .emoji-grid").last.wait_for()
+        chrome = await page.evaluate(PHONE_CHROME)
+        assert chrome["header"] == 0 and chrome["above"] <= 0.15 * height, chrome
+        assert chrome["cut"] == [], chrome  # "2048 Club", "4 members · you are admin" in full
+        surfaces = await page.evaluate(LIGHTNESS, ["body", ".sidebar", ".msg.in .bubble"])
+        if scheme == "dark":
+            assert max(surfaces) < 0.25, surfaces
+        else:
+            assert min(surfaces) > 0.75, surfaces
+
+        await page.locator(f'.chat-item[data-chat-id="{ANNA}"]').click()
+        await type_and_send(page, "/start")
+        board = page.locator(".msg.bot.has-keyboard").filter(has=page.locator(".emoji-grid")).last
+        await board.wait_for()
+        board_id = await board.get_attribute("data-message-id")
+        for arrow in ARROWS:
+            if await tap_arrow(page, api, board, board_id, arrow):
+                break
+        await board.locator(".kb-button", has_text="👆").click()
+        await page.frame_locator("#mini-app-frame").locator("body[data-ready=true]").wait_for()
+        shown = await page.locator("#mini-app").bounding_box()
+        assert shown == {"x": 0, "y": 0, "width": width, "height": height}, shown
+        assert await page.evaluate("document.documentElement.scrollWidth") <= width
+        await page.click("#mini-app-close")
+        await page.locator("#mini-app").wait_for(state="hidden")
+
+        # Shared from the group: the card is uploaded to Anna's private chat and deleted there.
+        await page.locator(f'.chat-item[data-chat-id="{GROUP_ID}"]').click()
+        mark = api.mark()
+        await page.fill("#text", f"@{api.bot_username}")
+        await page.locator("#inline-results .inline-result").first.click()
+        # Events come in order: the upload and its deletion before the result posted here.
+        await page.locator(".msg").filter(has=page.locator(".via")).last.wait_for()
+        assert api.find_requests("deleteMessage", after=mark, chat_id=ANNA)
+        assert await page.locator(f'.chat-item[data-chat-id="{ANNA}"] .badge').count() == 0
+
+        await page.locator(f'.chat-item[data-chat-id="{ANNA}"]').click()
+        await type_and_send(page, "/share")
+        await loaded_width(page, ".msg.bot img.media")
+        await page.wait_for_function(MEDIA_SHOWN, arg=".msg.bot img.media")
+        await type_and_send(page, "/replay")
+        await loaded_width(page, ".msg.bot video.media")
+        await page.wait_for_function(MEDIA_SHOWN, arg=".msg.bot video.media")

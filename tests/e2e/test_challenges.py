@@ -402,17 +402,29 @@ def _zone(text: str) -> str:
     return match.group(1)
 
 
-async def test_a_challenge_end_names_its_zone_alike_on_the_card_and_in_a_join(api, bot):
+async def test_a_group_shows_one_zone_on_its_card_in_a_join_and_in_best(api, bot):
+    """Members read in their own languages; the group's clock is one, UTC until its admins
+    choose a language, then that language's."""
     daan = User(api, 202, "Daan", "nl")
     anna = User(api, 101, "Anna", "en")
-    api.add_group(GROUP, "Klub", admins={daan.id}, members={anna.id})
+    lena = User(api, 303, "Lena", "de")
+    api.add_group(GROUP, "Klub", admins={daan.id}, members={anna.id, lena.id})
+
+    async def zones() -> list[str]:
+        sent = await api.wait_request("sendMessage", chat_id=GROUP)
+        card = api.stored_message(GROUP, sent.result["message_id"])
+        link = next(url for url in buttons(card).values() if "start=" in url)
+        joined, _ = await anna.send(f"/start {link.split('start=')[1]}", replies=2)
+        (best,) = await lena.send("/best", chat_id=GROUP)
+        return [_zone(card.text), _zone(joined), _zone(best)]
+
     api.send_text(daan.id, GROUP, "/challenge")
-    sent = await api.wait_request("sendMessage", chat_id=GROUP)
-    card = api.stored_message(GROUP, sent.result["message_id"])
-    link = next(url for url in buttons(card).values() if "start=" in url)
-    joined, _ = await anna.send(f"/start {link.split('start=')[1]}", replies=2)
-    assert _zone(card.text) in ("CET", "CEST")
-    assert _zone(joined) == _zone(card.text)
+    assert await zones() == ["UTC"] * 3
+    await daan.send("/language", chat_id=GROUP)
+    await daan.tap(daan.board(GROUP), "Nederlands")
+    api.send_text(daan.id, GROUP, "/challenge 5")
+    shown = await zones()
+    assert shown[0] in ("CET", "CEST") and shown == [shown[0]] * 3
 
 
 async def test_a_challenge_another_process_created_is_ended_on_time(api, postgres):

@@ -35,10 +35,11 @@ async def test_the_friends_board_names_the_rival_and_the_score_to_beat(api, bot)
     ben = User(api, 202, "Ben")
     annas = await _shared_game(bot.database, anna, 3)
     intro, _ = await ben.send(f"/start {duel_payload(annas)}", replies=2)
-    assert "as it stood when it was shared, after 3 moves" in intro
+    assert "as it stood when it was shared, after 3 moves:" in intro
     board = ben.board()
     title = board.text.split("\n")[0]
     assert f"vs \u2068Anna\u2069 · {annas.game.score} to beat" in title
+    assert "Best:" not in board.text  # Ben's own best is no part of this race
     # Anna plays on: Ben still races her game as it was shared.
     await _shared_game(bot.database, anna, 1)
     code = moving_code(await stored_game(bot.database, 202, 202))

@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.emulator import FakeBotApi
 from bot.playground import GROUP_ID, open_playground
 from bot.playground.web import STATIC
 from bot.presentation.i18n import translator
@@ -170,17 +171,40 @@ async def test_the_playground_serves_health_and_metrics_as_a_bot_process_does(pl
     assert "process_resident_memory_bytes" in text
 
 
-async def test_a_restarted_playground_never_reuses_a_message_id(tmp_path, monkeypatch):
+async def _move(api: FakeBotApi, board: dict[str, Any]) -> list[str]:
+    """Taps the board's arrows until one moves it; the tap ids, the moving one last."""
+    buttons = [b for row in board["reply_markup"]["inline_keyboard"] for b in row]
+    taps = []
+    for arrow in ARROWS:
+        (data,) = (b["callback_data"] for b in buttons if b["text"] == arrow)
+        mark = api.mark()
+        taps.append(api.tap(DAAN, DAAN, board["message_id"], data))
+        answer = await api.wait_request("answerCallbackQuery", callback_query_id=taps[-1])
+        if "text" not in answer.params:  # moved: the board is edited
+            await api.wait_request("editMessageText", message_id=board["message_id"], after=mark)
+            return taps
+    pytest.fail("no arrow moved the board")
+
+
+async def test_a_restarted_playground_hands_out_new_ids_and_plays_on(tmp_path, monkeypatch):
+    """The clock stands still: the record beside the database alone keeps the ids apart."""
     database = tmp_path / "playground.sqlite3"
-    clock = [1_767_225_600.0]
-    monkeypatch.setattr("bot.playground.server.time.time", lambda: clock[0])
+    monkeypatch.setattr("bot.playground.ids.time.time", lambda: 1_767_225_600.0)
     async with open_playground(0, database, poll_timeout=1) as first:
         first.api.send_text(DAAN, DAAN, "/start")
-        board = await first.api.wait_request("sendMessage", chat_id=DAAN, reply_markup=bool)
-        first_id = board.result["message_id"]
-    clock[0] += 5
+        board = (
+            await first.api.wait_request("sendMessage", chat_id=DAAN, reply_markup=bool)
+        ).result
+        first_taps = await _move(first.api, board)
+        played = first.api.last_bot_message(DAAN)
+        last_update = first.api.world.next_update_id - 1
     async with open_playground(0, database, poll_timeout=1) as second:
-        second.api.send_text(DAAN, DAAN, "/start")
+        sent = second.api.send_text(DAAN, DAAN, "/start")
         again = await second.api.wait_request("sendMessage", chat_id=DAAN, reply_markup=bool)
-        assert again.result["message_id"] > first_id
-        assert second.api.last_bot_message(DAAN)["text"] == board.result["text"]  # same game
+        assert sent["message_id"] > board["message_id"]
+        assert again.result["message_id"] > board["message_id"]
+        assert again.result["text"] == played["text"]  # the same game, restored
+        second_taps = await _move(second.api, again.result)  # and a tap moves it on
+        assert min(map(int, second_taps)) > max(map(int, first_taps))
+        updates = [u["update_id"] for r in second.api.find_requests("getUpdates") for u in r.result]
+        assert min(updates) > last_update

@@ -18,6 +18,7 @@ from cachetools import TTLCache
 import engine
 from bot.codecs import duel_payload
 from bot.emulator import FakeBotApi, Upload
+from bot.models import StoredGame
 from bot.presentation import images
 from bot.presentation.i18n import translator
 from bot.storage import open_storage
@@ -123,10 +124,59 @@ async def test_won_and_finished_boards_get_a_share_button_when_inline_mode_is_on
     assert not any(label.startswith("📤") for label in buttons(board))
     await put_board(inline_bot.database, 101, 101, [[1024, 1024, 0, 0]] + [[0] * 4] * 3)
     _, won = await anna.tap(board, "⬅️")
-    assert buttons(won)["📤 Share"] == ""  # switch_inline_query: pick any chat
+    game = await _latest(inline_bot.database, 101)
+    assert buttons(won)["📤 Share"] == f"#{game.id}"  # switch_inline_query: pick any chat
     query_id = inline_api.switch_inline(101, 101, won.message_id, 101)
     answer = await inline_api.wait_inline_answer(query_id)
     assert answer["results"] and answer["is_personal"]
+
+
+async def _latest(database, user_id: int) -> StoredGame:
+    """The player's latest game in their private chat, with its id."""
+    store = await open_storage(database)
+    try:
+        stored = await store.latest_game(user_id, user_id)
+    finally:
+        await store.close()
+    assert stored is not None
+    return stored
+
+
+async def test_an_ended_challenge_boards_share_offers_the_challenge_game(inline_api, inline_bot):
+    api = inline_api
+    anna, bob = User(api, 101, "Anna"), play(inline_bot, User(api, 202, "Bob"))
+    await play_moves(bob, 2)  # Bob's private game: his latest outside the challenge
+    private = await _latest(inline_bot.database, bob.id)
+    api.add_group(CHALLENGE_GROUP, "2048 Club", admins={anna.id}, members={bob.id})
+    api.send_text(anna.id, CHALLENGE_GROUP, "/challenge 4 2h")
+    sent = await api.wait_request("sendMessage", chat_id=CHALLENGE_GROUP)
+    card = api.stored_message(CHALLENGE_GROUP, sent.result["message_id"])
+    payload = buttons(card)["▶️ Play"].split("?start=")[1]
+    board = await bob.open_board(f"/start {payload}")
+    for arrow in ("⬅️", "➡️", "⬆️", "⬇️"):
+        answer, _ = await bob.tap(board, arrow, edit=False)
+        if not answer.get("text"):
+            break
+    await end_challenge_soon(inline_bot.database, 0.5)
+    await inline_bot.restart()
+    await api.wait_request(
+        "editMessageText",
+        chat_id=bob.id,
+        message_id=board.message_id,
+        reply_markup=lambda markup: "📤" in str(markup),
+        timeout=30,
+    )
+    ended = api.stored_message(bob.id, board.message_id)
+    entry = await _latest(inline_bot.database, bob.id)
+    assert entry.challenge_id is not None and entry.id != private.id
+    query_id = api.switch_inline(bob.id, bob.id, ended.message_id, CHALLENGE_GROUP)
+    answer = await api.wait_inline_answer(query_id, timeout=30)
+    offered = [result["id"] for result in answer["results"]]
+    assert offered[0].startswith(f"duel-{entry.id}-")
+    assert not any(result.startswith(f"duel-{private.id}-") for result in offered)
+    # The same query typed by another player names a game that is not theirs: their own.
+    other = await api.wait_inline_answer(api.inline_query(anna.id, anna.id, f"#{entry.id}"))
+    assert not any(result["id"].startswith(f"duel-{entry.id}-") for result in other["results"])
 
 
 async def test_replay_sends_the_whole_game_as_an_animation_once(api, bot):

@@ -34,8 +34,8 @@ def button_data(message: StoredMessage, label: str) -> str:
 def grid(message: StoredMessage) -> list[str]:
     """The emoji grid lines of a board message (between the title and the legend)."""
     lines = message.text.split("\n")
-    size = len(lines[2])
-    return lines[2 : 2 + size]
+    size = len(lines[1])
+    return lines[1 : 1 + size]
 
 
 DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
@@ -44,10 +44,10 @@ DIRECTION = {"l": "left", "u": "up", "r": "right", "d": "down"}
 def shown_board(text: str) -> tuple[int, ...]:
     """Read the tile values back from a board message's emoji grid."""
     lines = text.split("\n")
-    size = len(lines[2])
+    size = len(lines[1])
     return tuple(
         0 if ch == LADDER[0] else 1 << LADDER.index(ch)
-        for line in lines[2 : 2 + size]
+        for line in lines[1 : 1 + size]
         for ch in line
     )
 

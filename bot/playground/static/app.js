@@ -11,12 +11,14 @@ import { $, toast } from "./dom.js";
 import { connect } from "./events.js";
 import { inlineQueryOf, scheduleInline } from "./inline.js";
 import { hideMenu, showMenu } from "./menu.js";
+import { followScrolling } from "./messages.js";
 import { listenToMiniApp } from "./miniapp.js";
 import { call } from "./server.js";
 import { state } from "./state.js";
 
 function wire() {
   listenToMiniApp();
+  followScrolling();
   $("player").addEventListener("change", (event) => selectPlayer(Number(event.target.value)));
   $("edit-player").addEventListener("click", editPlayer);
   $("player-form").addEventListener("submit", savePlayer);

@@ -35,7 +35,7 @@ export function renderChats() {
     words.append(el("span", "chat-name", chat.title));
     words.append(el("span", "chat-sub", subtitle(chat)));
     item.append(avatar, words);
-    const unread = state.unread.get(chat.id) || 0;
+    const unread = state.unread.get(chat.id)?.size || 0;
     if (unread) item.append(el("span", "badge", String(unread)));
     item.addEventListener("click", () => openChat(chat.id));
     nav.append(item);

@@ -20,15 +20,19 @@ export function connect() {
       upsert(message);
       if (message.from.id === state.bot.id) typing(false);
     } else if (event.type === "message" && isMyChat(chatId) && message.from.id !== state.me) {
-      state.unread.set(chatId, (state.unread.get(chatId) || 0) + 1);
+      if (!state.unread.has(chatId)) state.unread.set(chatId, new Set());
+      state.unread.get(chatId).add(message.message_id);
       renderChats();
     }
   };
   events.addEventListener("message", onMessage);
   events.addEventListener("edit", onMessage);
+  // A deleted message is no longer unread: the card an inline share uploads to the sharer's
+  // private chat, deleted there at once, leaves no badge behind.
   events.addEventListener("delete", (event) => {
     const data = JSON.parse(event.data);
     if (data.chat_id === state.chatId) remove(data.message_id);
+    else if (state.unread.get(data.chat_id)?.delete(data.message_id)) renderChats();
   });
   events.addEventListener("action", (event) => {
     const data = JSON.parse(event.data);
@@ -41,9 +45,12 @@ export function connect() {
   });
 }
 
+// Said in the chat's header, and in its place in the chat strip (a phone shows no header).
 function typing(on) {
   clearTimeout(state.typingTimer);
-  const chat = currentChat();
-  $("chat-status").textContent = on ? `${state.bot.first_name} is typing…` : subtitle(chat);
+  const status = on ? `${state.bot.first_name} is typing…` : subtitle(currentChat());
+  $("chat-status").textContent = status;
+  const strip = document.querySelector(".chat-item.active .chat-sub");
+  if (strip) strip.textContent = status;
   if (on) state.typingTimer = setTimeout(() => typing(false), 5000);
 }

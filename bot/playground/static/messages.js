@@ -85,21 +85,37 @@ export function renderMessage(message) {
   return wrap;
 }
 
-// Photos show their largest size; animations play muted and loop, as in Telegram.
+// Photos show their largest size; animations play muted and loop, as in Telegram. Each keeps
+// its place while it loads, and the chat follows it down once it has, unless scrolled up.
 function renderMedia(message) {
-  if (message.photo?.length) {
-    const img = el("img", "media");
-    img.src = `/api/files/${encodeURIComponent(message.photo[message.photo.length - 1].file_id)}`;
-    img.alt = "Photo";
-    return img;
+  const photo = message.photo?.[message.photo.length - 1];
+  const file = photo || message.animation;
+  if (!file) return null;
+  const media = el(photo ? "img" : "video", "media");
+  Object.assign(media, { width: file.width, height: file.height });
+  media.src = `/api/files/${encodeURIComponent(file.file_id)}`;
+  if (photo) {
+    media.alt = "Photo";
+    media.addEventListener("load", keepFollowing);
+  } else {
+    Object.assign(media, { autoplay: true, loop: true, muted: true, playsInline: true });
+    media.addEventListener("loadeddata", keepFollowing);
   }
-  if (message.animation) {
-    const video = el("video", "media");
-    video.src = `/api/files/${encodeURIComponent(message.animation.file_id)}`;
-    Object.assign(video, { autoplay: true, loop: true, muted: true, playsInline: true });
-    return video;
-  }
-  return null;
+  return media;
+}
+
+// Whether the chat shows its newest messages: true until the player scrolls up.
+let following = true;
+
+export function followScrolling() {
+  const box = $("messages");
+  box.addEventListener("scroll", () => {
+    following = nearBottom();
+  });
+}
+
+function keepFollowing() {
+  if (following) scrollDown();
 }
 
 function nearBottom() {

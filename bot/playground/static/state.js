@@ -5,7 +5,7 @@ export const state = {
   players: new Map(), // id -> {id, first_name, language_code, chats}
   me: null, // current player id
   chatId: null, // open chat id
-  unread: new Map(), // chat id -> count, for the current player
+  unread: new Map(), // chat id -> ids of the messages not seen yet, for the current player
   arrivals: null, // messages received while the open chat is being (re)loaded
   typingTimer: null,
 };

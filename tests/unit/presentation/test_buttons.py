@@ -64,8 +64,8 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         "current_board_keyboard": [render.current_board_keyboard(t)],
         "challenge_keyboard": [leaderboards.challenge_keyboard(t, "https://t.me/bot?start=x")],
         "card_keyboard": [
-            captions.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", inline_mode=True),
-            captions.card_keyboard(t, None, inline_mode=True),
+            captions.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", shared=1),
+            captions.card_keyboard(t, None, shared=1),
         ],
     }
 

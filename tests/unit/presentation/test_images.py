@@ -135,8 +135,8 @@ def name_area(figures: images.CardFigures):
 
 @pytest.mark.parametrize(
     "name",
-    ["مرحبا بكم", "שלום עולם", "漢字テスト", "안녕하세요", "Eve 😀", "👩‍👩‍👧‍👦🇳🇱"],
-    ids=["arabic", "hebrew", "cjk", "korean", "emoji", "emoji-sequences"],
+    ["مرحبا بكم", "שלום עולם", "漢字テスト", "안녕하세요", "ปิ่น", "अनुष्का", "Eve 😀", "👩‍👩‍👧‍👦🇳🇱"],
+    ids=["arabic", "hebrew", "cjk", "korean", "thai", "devanagari", "emoji", "emoji-sequences"],
 )
 def test_a_name_in_any_script_is_drawn_not_boxed(name):
     figures = figures_for(BOARDS[4], name=name)

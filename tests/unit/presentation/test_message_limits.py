@@ -14,7 +14,7 @@ from bot.emulator.html import parse_html, utf16_len
 from bot.emulator.validation import MAX_TEXT_LENGTH
 from bot.handlers.commands import CHALLENGE_TOP, PAST_CHALLENGES, TOP
 from bot.models import Challenge, Standing
-from bot.presentation.i18n import LANGUAGES, translator
+from bot.presentation.i18n import LANGUAGES, group_zone, translator
 from bot.presentation.leaderboards import group_leaderboard
 from bot.presentation.names import group_name
 from bot.services.challenges import MAX_OPEN_PER_GROUP
@@ -105,7 +105,8 @@ def test_a_groups_best_always_fits_one_message(board: dict) -> None:
         (challenge, None if name is None else Standing(1, 5, name, 10**9, 2**17, 10**6))
         for challenge, name in finished
     ]
-    text = group_leaderboard(t, GROUP, title, boards, TOP, ASKER, running, past)
+    zone = group_zone(language)
+    text = group_leaderboard(t, GROUP, title, boards, TOP, ASKER, running, past, zone)
     parsed = parse_html(text)
     assert utf16_len(parsed.text) <= MAX_TEXT_LENGTH
     # What matters most stays: the heading, and the top of the classic board.

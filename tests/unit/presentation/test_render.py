@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import engine
-from bot.models import Challenge
-from bot.presentation import render
-from bot.presentation.i18n import translator
+from bot.models import Challenge, Player
+from bot.presentation import captions, render
+from bot.presentation.i18n import group_zone, translator
 from bot.presentation.leaderboards import challenge_card, end_time
 from bot.presentation.names import group_name, player_name, safe_name
 from tests.support.boards import shown_board
@@ -33,11 +34,22 @@ def test_every_tile_up_to_the_largest_possible_has_its_own_emoji():
     assert render.tile_emoji(131072) != render.tile_emoji(262144)
 
 
+def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_best():
+    challenge = Challenge(
+        -100, "Club", "en", 7, 4, 1, "abcdefgh", WINTER, id=1, message_id=None, finished=False
+    )
+    game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
+    text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
+    assert "Score: <b>56</b> · Challenge top: 412" in text and "912" not in text
+    leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
+    assert "Challenge top: 56" in leading  # the player's own score leads
+
+
 def test_each_grid_line_is_exactly_one_emoji_per_cell():
     game = _game([[2, 4, 8, 0, 0, 0], [131072, 0, 0, 0, 0, 0]] + [[0] * 6] * 4)
     text = render.board_text(EN, game, best=0)
     lines = text.split("\n")
-    grid = lines[2:8]
+    grid = lines[1:7]
     assert all(len(line) == 6 for line in grid)  # one code point per cell, nothing else
     assert grid[1][0] == render.tile_emoji(131072)
 
@@ -166,7 +178,11 @@ SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
     ],
 )
 def test_a_challenge_end_is_on_the_groups_clock_with_its_zone_named(reader, group, moment, shown):
-    assert end_time(translator(reader), moment, group) == shown
+    assert end_time(translator(reader), moment, group_zone(group)) == shown
+
+
+def test_a_group_that_chose_no_language_keeps_utc_whoever_reads():
+    assert group_zone(None) == group_zone("en") == ZoneInfo("UTC")
 
 
 @pytest.mark.parametrize(
@@ -181,7 +197,7 @@ def test_a_challenge_card_says_when_it_ends(language, line):
     challenge = Challenge(
         -100, "Club", language, 7, 4, 1, "abcdefgh", WINTER, id=1, message_id=None, finished=False
     )
-    card = challenge_card(translator(language), challenge, [], 0, 10)
+    card = challenge_card(translator(language), challenge, [], 0, 10, group_zone(language))
     assert card.split("\n")[1] == line
 
 
@@ -209,3 +225,13 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
         assert safe_name(blank, "Player 42") == "Player 42", repr(blank)
     assert player_name(translator("de"), "\u3164", 123456789) == "Spieler 6789"
     assert group_name(translator("nl"), "\u200e", -100200300) == "Groep 0300"
+
+
+@pytest.mark.parametrize(
+    ("language", "moves", "said"),
+    [("de", 54, "nach 54 Zügen:"), ("de", 1, "nach 1 Zug:"), ("nl", 1, "na 1 zet:")],
+)
+def test_a_duels_intro_counts_the_shared_moves_in_the_languages_own_case(language, moves, said):
+    rival = replace(engine.new_game(4, 1, 0.0), moves=moves, score=412)
+    intro = captions.duel_started(translator(language), Player(7, "Anna"), rival)
+    assert said in intro
