@@ -185,7 +185,8 @@ class Config:
     webhook: Webhook | None = None
     # At start, the longest pause in seconds between two attempts to reach Telegram.
     telegram_retry_max: float = DEFAULT_TELEGRAM_RETRY_MAX
-    # With PostgreSQL, seconds an update waits for a free connection before it gives up.
+    # With PostgreSQL, seconds any wait on the database lasts before the update gives up: for a
+    # free connection, for a statement (the server cancels it), for an answer that never comes.
     database_wait: float = 5.0
     # The public https:// address the Mini App is served under (WEBAPP_URL); None shows no
     # Swipe button.

@@ -31,9 +31,10 @@ import os
 import signal
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, TelegramError
@@ -44,9 +45,9 @@ from bot.app import build_application
 from bot.chat.announcements import catch_up
 from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
+from bot.chat.jobs import Callback, bounded, limit_for
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
-from bot.jobs import MAX_INSTANCES, with_deadline
 from bot.services.redelivery import KEEP_SECONDS
 from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable, open_storage
@@ -59,8 +60,10 @@ from bot.web.routes import route_sets
 from bot.web.server import WebServer, build_web_app
 from bot.wiring import Runtime, build_runtime
 
+if TYPE_CHECKING:
+    from bot.storage.postgres import UpdatesLock
+
 log = logging.getLogger(__name__)
-Job = Callable[[BotContext], Awaitable[None]]
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # Every process registers the same webhook at start-up; a brief refusal is no reason to die.
 WEBHOOK_ATTEMPTS = 4
@@ -80,12 +83,6 @@ INTRODUCTION_GRACE = 2.0
 # Seconds a stop may take, whatever it waits on, before the process exits regardless: a
 # supervisor's own patience is often 10 s, after which it kills.
 STOP_DEADLINE = 9.0
-# Seconds one run of a repeating job may take before it is cancelled (bot/jobs.py): far more
-# than a run takes, however busy the machine, and small beside what a stuck one would hold up.
-CATCH_UP_DEADLINE = 10.0
-FORGET_DELIVERIES_DEADLINE = 600.0
-FORGET_PACES_DEADLINE = 60.0
-SCHEDULE_CHALLENGES_DEADLINE = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +94,8 @@ class BotProcess:
     application: Application
     miniapp: MiniApp
     health: Health
+    # With PostgreSQL, who takes the updates; its `lost` ends the run.
+    updates_lock: UpdatesLock | None = None
     # Set once the menus and descriptions have been set, or given up on.
     introduced: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -116,6 +115,7 @@ def bot_id(token: str) -> int:
 async def opened(config: Config) -> AsyncIterator[BotProcess]:
     """The locks, the storage, the runtime and the Application, built but not started."""
     async with AsyncExitStack() as steps:
+        updates_lock = None
         if config.database_url is None:
             # A SQLite file is locked for this process alone from before it is opened.
             lock = DatabaseLock(config.database)
@@ -127,7 +127,10 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             from bot.storage.postgres import UpdatesLock
 
             updates_lock = UpdatesLock(
-                config.database_url, bot_id(config.token), polling=config.webhook is None
+                config.database_url,
+                bot_id(config.token),
+                polling=config.webhook is None,
+                wait=config.database_wait,
             )
             await updates_lock.acquire()
             steps.push_async_callback(updates_lock.release)
@@ -153,7 +156,7 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
         telegram = application.bot_data.telegram
         assert telegram is not None
         health = Health(storage.schema_version, telegram)
-        yield BotProcess(config, runtime, application, miniapp, health)
+        yield BotProcess(config, runtime, application, miniapp, health, updates_lock)
 
 
 @asynccontextmanager
@@ -220,6 +223,8 @@ async def run(config: Config) -> None:
 
     Raises TokenRejected when Telegram refuses the token while the bot runs: nothing can
     work again until an operator changes it, so the process ends and its supervisor sees.
+    Raises StorageUnavailable when another process took the updates lock while this one had
+    lost it (a PostgreSQL restart): two pollers must never run at once.
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -255,16 +260,20 @@ async def run(config: Config) -> None:
 async def _serve(config: Config, stop: asyncio.Event, serving_now: asyncio.Event) -> bool:
     """The bot, until `stop` or a refused token; True for the latter."""
     refused = asyncio.Event()
+    lock = None
     try:
         async with opened(config) as process:
             refused = process.telegram.token_refused
+            lock = process.updates_lock
             async with serving(process):
                 serving_now.set()
                 log.info("running")
-                await _until(stop, refused)
+                await _until(stop, refused, *([] if lock is None else [lock.lost]))
     except InvalidToken:  # the polling loop's end, raised again as it is stopped
         if not refused.is_set():
             raise
+    if lock is not None and lock.lost.is_set() and not refused.is_set():
+        raise StorageUnavailable(lock.reason)
     return refused.is_set()
 
 
@@ -289,9 +298,10 @@ async def _until_done(body: asyncio.Future[bool], stop: asyncio.Event) -> None:
         stopped.cancel()
 
 
-async def _until(stop: asyncio.Event, refused: asyncio.Event) -> None:
-    """Wait for a stop signal or for Telegram to refuse the token, whichever comes first."""
-    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(refused.wait())]
+async def _until(*events: asyncio.Event) -> None:
+    """Wait for the first of `events`: a stop signal, Telegram refusing the token, the
+    updates lock taken by another process."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -371,39 +381,18 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
     assert application.job_queue is not None
     jobs = application.job_queue
 
-    def repeat(job: Job, name: str, interval: float, deadline: float, first: float | None) -> None:
+    def every(callback: Callback, interval: float, name: str, first: float | None = None) -> None:
+        """A repeating job, each run cut off before the next one is due."""
         jobs.run_repeating(
-            with_deadline(name, job, deadline),
-            interval=interval,
-            first=first,
-            name=name,
-            job_kwargs={"max_instances": MAX_INSTANCES},
+            bounded(callback, limit_for(interval)), interval=interval, first=first, name=name
         )
 
     # What a restart, an outage or another process left owed, now and every few seconds.
-    repeat(_catch_up, "catch-up", config.outbox_interval, CATCH_UP_DEADLINE, first=0)
-    repeat(
-        _forget_old_deliveries,
-        "forget-deliveries",
-        FORGET_DELIVERIES_EVERY,
-        FORGET_DELIVERIES_DEADLINE,
-        first=None,
-    )
+    every(_catch_up, config.outbox_interval, "catch-up", first=0)
+    every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
     if runtime.shared is not None:
-        repeat(
-            _forget_idle_paces,
-            "forget-paces",
-            FORGET_PACES_AFTER,
-            FORGET_PACES_DEADLINE,
-            first=None,
-        )
-        repeat(
-            _schedule_open_challenges,
-            "schedule-open-challenges",
-            config.challenge_sync_interval,
-            SCHEDULE_CHALLENGES_DEADLINE,
-            first=None,
-        )
+        every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
+        every(_schedule_open_challenges, config.challenge_sync_interval, "schedule-open-challenges")
 
 
 async def _catch_up(context: BotContext) -> None:

@@ -49,11 +49,6 @@ DATABASE_WAIT = Histogram(
 )
 GAMES_STARTED = Counter("bot2048_games_started", "Games started (new, challenge entries, duels).")
 MOVES_APPLIED = Counter("bot2048_moves_applied", "Taps that changed a game, committed.")
-JOBS_OVERRUN = Counter(
-    "bot2048_jobs_overrun",
-    "Runs of a repeating job cancelled at their deadline, by job (catch-up, ...).",
-    ["job"],
-)
 RENDER = Histogram(
     "bot2048_render_seconds",
     "Time to draw a picture, by kind (card, replay).",

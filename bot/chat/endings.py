@@ -15,9 +15,14 @@ from telegram.ext import Application, CallbackContext
 
 from bot.chat.announcements import send_owed
 from bot.chat.boards import redraw_board
+from bot.chat.jobs import bounded
 from bot.models import Challenge
 from bot.presentation.i18n import player_language, translator
 from bot.wiring import runtime_of
+
+# Seconds an end job may take: a database that stops answering cuts it off, and the
+# catch-up job (bot/chat/announcements.py) ends the challenge once the database is back.
+END_LIMIT = 30.0
 
 
 def schedule_end(application: Application, challenge: Challenge) -> None:
@@ -27,7 +32,9 @@ def schedule_end(application: Application, challenge: Challenge) -> None:
     if job_queue.get_jobs_by_name(f"end-{challenge.id}"):
         return
     delay = max(0.0, challenge.ends_at - time.time())
-    job_queue.run_once(end_challenge, delay, data=challenge.id, name=f"end-{challenge.id}")
+    job_queue.run_once(
+        bounded(end_challenge, END_LIMIT), delay, data=challenge.id, name=f"end-{challenge.id}"
+    )
 
 
 async def schedule_open_challenges(application: Application) -> None:

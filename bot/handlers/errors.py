@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 from dataclasses import dataclass
@@ -44,10 +45,12 @@ def _from_the_database(error: BaseException | None) -> bool:
 
 
 async def _apologise(update: Update, context: BotContext, user: User) -> None:
-    try:
-        t = await context.sender_translator(user)
-    except Exception:  # the failure may be the database itself: Telegram's language will do
-        t = translator(resolve_language(None, user.language_code))
+    t = translator(resolve_language(None, user.language_code))  # Telegram's language
+    if not isinstance(context.error, StorageUnavailable):
+        # The player's own choice, unless the database is away: asking it would make the
+        # apology wait out the same outage a second time.
+        with contextlib.suppress(Exception):
+            t = await context.sender_translator(user)
     apology = t._("Sorry, something went wrong on my side. Please try again.")
     if update.callback_query is not None:
         try:

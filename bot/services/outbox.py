@@ -9,8 +9,11 @@ sent once it went (exactly once where Telegram lets us tell: a send that timed o
 arrived all the same).
 
 Several processes may share the outbox. The process that writes an obligation holds it for
-`LEASE_SECONDS` and sends it; the others leave it alone meanwhile. An obligation nobody holds
-(its holder stopped, or died and its lease ran out) goes to the first process that looks.
+`LEASE_SECONDS` and sends it; the others leave it alone meanwhile. The holder renews the lease
+of everything it holds each time it looks for what is due (every few seconds), however long
+a chat's queue keeps an obligation waiting, so a short lease costs nothing while the holder
+lives. An obligation nobody holds (its holder stopped, or died and its lease ran out) goes to
+the first process that looks: within seconds of its holder's death.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from collections.abc import Callable
 from bot.models import Obligation, ObligationKind
 from bot.storage import Storage
 
-# Long enough for a group's queue to reach an obligation in a busy minute; a process that
-# stops lets go of what it holds at once, so this only matters when one dies.
-LEASE_SECONDS = 120.0
+# Three looks for what is due (every 2 s) between two renewals: a holder that misses one
+# keeps what it holds, and one that died leaves it for 6 s at most. A process that stops
+# lets go of what it holds at once.
+LEASE_SECONDS = 6.0
 BATCH = 100
 
 
@@ -59,16 +63,30 @@ class Outbox:
         )
 
     async def take_due(self) -> list[Obligation]:
-        """What this process is to send now, oldest first, each held for it.
+        """What this process is to send now, oldest first, each held for it; the leases of
+        what it holds already renewed first.
 
         An obligation handed out stays out of later calls until it is given back (`give_back`).
+        A call cut short hands out nothing: what it held is this process's, and the next call
+        hands it out.
         """
-        taken = []
-        for obligation in await self.storage.owed(self.holder, self._clock(), BATCH):
-            if obligation.id not in self._out and await self.hold(obligation):
-                self._out.add(obligation.id)
-                taken.append(obligation)
+        await self.renew()
+        taken: list[Obligation] = []
+        try:
+            for obligation in await self.storage.owed(self.holder, self._clock(), BATCH):
+                if obligation.id not in self._out and await self.hold(obligation):
+                    self._out.add(obligation.id)
+                    taken.append(obligation)
+        except BaseException:
+            self._out.difference_update(obligation.id for obligation in taken)
+            raise
         return taken
+
+    async def renew(self) -> int:
+        """Hold everything this process holds and has not sent for another lease; how many."""
+        now = self._clock()
+        async with self.storage.transaction():
+            return await self.storage.renew_obligations(self.holder, now + LEASE_SECONDS)
 
     async def hold(self, obligation: Obligation) -> bool:
         """Hold it for another lease; False if another process has taken it over, or sent it."""

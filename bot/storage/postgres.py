@@ -18,10 +18,19 @@ Safety across processes comes from the database, not from the process:
 The schema version is recorded in a `schema_version` table; the migration runs under an
 advisory lock (`_serialize`), so processes that start together migrate once.
 
-When the server goes away, every query fails fast with `StorageUnavailable` (an update waits
-at most `wait` seconds for a pooled connection), the outage is logged once when it starts
-and once when the server answers again, and the error handler turns each failed update into
-an apology and one short line.
+Every wait on the server is bounded by `wait` seconds: for a pooled connection, and for each
+statement, on both sides. The server cancels a statement that runs longer (`statement_timeout`,
+lock waits included) and ends a session left idle inside a transaction as long (so a process
+cut off mid-transaction holds no row lock for long); the client gives up on an answer that
+does not come a second later (`command_timeout`), as on a connection whose packets vanish
+without a reset, closes that connection and renews the pool's others, which the same cut has
+likely left dead too. TCP keepalives on both ends find a dead peer of an idle connection.
+The schema's migration alone runs unbounded, on a connection of its own.
+
+When the server goes away or stops answering, every query fails with `StorageUnavailable`,
+its transaction rolled back (by the server, when the connection is gone), the outage is logged
+once when it starts and once when the server answers again, and the error handler turns each
+failed update into an apology and one short line.
 """
 
 from __future__ import annotations
@@ -30,8 +39,9 @@ import asyncio
 import contextlib
 import logging
 import re
+import socket
 import urllib.parse
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -47,8 +57,17 @@ from bot.storage.schema import POSTGRES
 DEFAULT_POOL_SIZE = 10
 # Seconds a new connection may take to answer: at start, and whenever the pool opens one.
 CONNECT_TIMEOUT = 5.0
-# Seconds a query waits for a pooled connection before the update gives up.
+# Seconds a query waits for a pooled connection, or the server for a statement, before the
+# update gives up.
 DEFAULT_WAIT = 5.0
+# Seconds the client waits beyond `wait` for an answer: a server that cancelled the statement
+# says so first, and only a connection that went silent reaches the client's own timeout.
+ANSWER_MARGIN = 1.0
+# TCP keepalives (seconds): an idle connection's dead peer is found within about 25 s, on
+# either end, where the kernel's defaults would take over two hours.
+KEEPALIVE_IDLE = 10
+KEEPALIVE_INTERVAL = 5
+KEEPALIVE_PROBES = 3
 # The connection to the server is lost or cannot be made, as opposed to a statement the
 # server refused: the database is away, and the request itself may be fine.
 _CONNECTION_LOST = (
@@ -151,6 +170,30 @@ def describe_url(url: str) -> str:
     return f"PostgreSQL {where}{parts.path or '/'}"
 
 
+def _server_settings(wait: float) -> dict[str, str]:
+    """The session's bounds on the server's side: no statement, lock wait or transaction
+    left idle outlasts `wait`, and the server probes an idle client as the client does it."""
+    milliseconds = str(round(wait * 1000))
+    return {
+        "statement_timeout": milliseconds,
+        "idle_in_transaction_session_timeout": milliseconds,
+        "tcp_keepalives_idle": str(KEEPALIVE_IDLE),
+        "tcp_keepalives_interval": str(KEEPALIVE_INTERVAL),
+        "tcp_keepalives_count": str(KEEPALIVE_PROBES),
+    }
+
+
+async def _keep_alive(connection: asyncpg.Connection) -> None:
+    """The client's keepalives on a new connection's socket (none on a Unix socket)."""
+    sock = connection._transport.get_extra_info("socket")  # asyncpg offers no option for it
+    if sock is None or sock.family == socket.AF_UNIX:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, KEEPALIVE_IDLE)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, KEEPALIVE_INTERVAL)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, KEEPALIVE_PROBES)
+
+
 async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
     """Open the pool's first connection, or say in one line that the server did not answer."""
     try:
@@ -161,6 +204,17 @@ async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
             f"the server did not answer within {CONNECT_TIMEOUT:g} s"
         ) from None
     await pool.release(connection)
+
+
+async def _migrated(url: str) -> None:
+    """The schema brought up to date on a connection of its own, without the pool's bounds:
+    a migration that rebuilds a large table takes what it takes."""
+    pool = await asyncpg.create_pool(url, min_size=0, max_size=1, timeout=CONNECT_TIMEOUT)
+    try:
+        await _reach_server(pool, url)
+        await PostgresStorage(pool, url, wait=CONNECT_TIMEOUT)._migrate()
+    finally:
+        await pool.close()
 
 
 class PostgresStorage(Storage):
@@ -178,19 +232,20 @@ class PostgresStorage(Storage):
     async def connect(
         cls, url: str, *, pool_size: int | None = None, wait: float | None = None
     ) -> PostgresStorage:
+        wait = DEFAULT_WAIT if wait is None else wait
+        await _migrated(url)
         # No floor of open connections: asyncpg would keep reopening it all through an outage,
         # logging a traceback each time. Connections open on demand (CONNECT_TIMEOUT each).
         pool = await asyncpg.create_pool(
-            url, min_size=0, max_size=pool_size or DEFAULT_POOL_SIZE, timeout=CONNECT_TIMEOUT
+            url,
+            min_size=0,
+            max_size=pool_size or DEFAULT_POOL_SIZE,
+            timeout=CONNECT_TIMEOUT,
+            command_timeout=wait + ANSWER_MARGIN,
+            server_settings=_server_settings(wait),
+            init=_keep_alive,
         )
-        storage = cls(pool, url, DEFAULT_WAIT if wait is None else wait)
-        try:
-            await _reach_server(pool, url)
-            await storage._migrate()
-        except BaseException:
-            await pool.close()
-            raise
-        return storage
+        return cls(pool, url, wait)
 
     def __repr__(self) -> str:
         return describe_url(self._url)
@@ -227,6 +282,29 @@ class PostgresStorage(Storage):
         finally:
             await self._pool.release(connection)
 
+    async def _on(self, connection: asyncpg.Connection, step: Awaitable[Any]) -> Any:
+        """Await one step on `connection`, its failure to reach the server made
+        `StorageUnavailable`: a lost connection, a statement the server cancelled at `wait`,
+        or an answer that never came (the connection closed, the pool's others renewed).
+        A step cancelled closes the connection."""
+        try:
+            result = await step
+        except asyncio.CancelledError:
+            # Cut off (a job past its time, a stop): no cancel request to wait for, on a
+            # connection that may be silent, and whatever it left open ends with it.
+            connection.terminate()
+            raise
+        except TimeoutError:
+            connection.terminate()
+            await self._pool.expire_connections()
+            raise self._lost(f"no answer within {self._wait + ANSWER_MARGIN:g} s") from None
+        except (asyncpg.QueryCanceledError, asyncpg.IdleInTransactionSessionTimeoutError):
+            raise self._lost(f"a statement took longer than {self._wait:g} s") from None
+        except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        self._reached()
+        return result
+
     async def _query(
         self, method: str, sql: str, params: Sequence[object], *, write: bool = False
     ) -> Any:
@@ -236,16 +314,10 @@ class PostgresStorage(Storage):
         if connection is None and write:
             raise TransactionError("storage writes run inside transaction()")
         statement = _numbered(sql, len(params))
-        try:
-            if connection is not None:
-                result = await getattr(connection, method)(statement, *params)
-            else:
-                async with self._pooled() as pooled:
-                    result = await getattr(pooled, method)(statement, *params)
-        except _CONNECTION_LOST as error:
-            raise self._lost(f"{error.__class__.__name__}: {error}") from error
-        self._reached()
-        return result
+        if connection is not None:
+            return await self._on(connection, getattr(connection, method)(statement, *params))
+        async with self._pooled() as pooled:
+            return await self._on(pooled, getattr(pooled, method)(statement, *params))
 
     async def close(self) -> None:
         try:
@@ -279,15 +351,26 @@ class PostgresStorage(Storage):
         if self._connection() is not None:
             raise TransactionError("storage transactions do not nest")
         async with self._pooled() as connection:
+            transaction = connection.transaction()
+            await self._on(connection, transaction.start())
+            token = _BOUND.set((self, connection, asyncio.current_task()))
             try:
-                async with connection.transaction():
-                    token = _BOUND.set((self, connection, asyncio.current_task()))
-                    try:
-                        yield
-                    finally:
-                        _BOUND.reset(token)
-            except _CONNECTION_LOST as error:  # BEGIN, COMMIT or ROLLBACK on a lost connection
-                raise self._lost(f"{error.__class__.__name__}: {error}") from error
+                yield
+            except asyncio.CancelledError:
+                _BOUND.reset(token)
+                # No ROLLBACK to wait for, on a connection that may be silent: closed, it
+                # ends its transaction on the server all the same.
+                connection.terminate()
+                raise
+            except BaseException:
+                _BOUND.reset(token)
+                # A connection closed on the way ends its transaction with it, on the server.
+                if not connection.is_closed():
+                    with contextlib.suppress(StorageUnavailable):
+                        await self._on(connection, transaction.rollback())
+                raise
+            _BOUND.reset(token)
+            await self._on(connection, transaction.commit())
 
     def _for_update(self) -> str:
         return " FOR UPDATE" if self._connection() is not None else ""
@@ -303,13 +386,8 @@ class PostgresStorage(Storage):
 
     async def _statement(self, sql: str, *params: object) -> asyncpg.Record | None:
         """One statement on a pooled connection, committed on its own."""
-        try:
-            async with self._pooled() as connection:
-                row = await connection.fetchrow(sql, *params)
-        except _CONNECTION_LOST as error:
-            raise self._lost(f"{error.__class__.__name__}: {error}") from error
-        self._reached()
-        return row
+        async with self._pooled() as connection:
+            return await self._on(connection, connection.fetchrow(sql, *params))
 
     async def reserve_send(
         self, chat_id: int, interval: float, burst: float, recovery: float
@@ -363,56 +441,177 @@ class PostgresStorage(Storage):
         return await self._query("fetchval", sql + " RETURNING id", params, write=True)
 
 
+def _cannot_open(url: str, error: BaseException) -> StorageUnavailable:
+    """A connection the server refused or never answered, in one line without the password:
+    a wrong host, port, user, password, database or TLS setting says which it was."""
+    if isinstance(error, TimeoutError):
+        reason = f"the server did not answer within {CONNECT_TIMEOUT:g} s"
+    else:
+        reason = f"{error.__class__.__name__}: {error}"
+    return StorageUnavailable(f"cannot open the database ({describe_url(url)}): {reason}")
+
+
+# Whatever stops a connection from being opened: the network, the server's refusal (a role,
+# a password, a database), the client's TLS settings.
+_CANNOT_CONNECT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
+# The session a connection is: its server process and when it started.
+_SESSION = "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+# End the session $1 that started at $2, if it is still there. CASE decides the order: the
+# session is found first, and no other is ever ended.
+_END_SESSION = """
+    SELECT CASE WHEN EXISTS (
+        SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2
+    ) THEN pg_terminate_backend($1) ELSE false END
+"""
+
+
+class LockTaken(StorageUnavailable):
+    """Another process of the bot holds the updates lock in a way that excludes this one."""
+
+
 class UpdatesLock:
     """Who takes a bot's updates from one database: one polling process, or webhooks only.
 
     Telegram hands each update to one getUpdates caller and answers a second one 409, so two
     polling processes would fight over every update; a polling process beside webhook
-    processes would find no updates at all (a webhook set for the bot turns getUpdates off).
-    A polling process holds the bot's advisory lock exclusively, webhook processes hold it
-    shared, each on a connection of its own for as long as it runs: PostgreSQL drops the lock
-    with the connection, however the process ends, as the kernel does the SQLite lock file's.
+    processes would find no updates at all (a webhook set for the bot turns getUpdates off),
+    and remove the webhook as it starts. A polling process holds the bot's advisory lock
+    exclusively, webhook processes hold it shared, each on a connection of its own for as
+    long as it runs: PostgreSQL drops the lock with the connection, however the process
+    ends, as the kernel does the SQLite lock file's.
+
+    The server drops it too when it restarts, or when the connection breaks, so the
+    connection is watched (`WATCH_EVERY`, and at once when it closes) and the lock taken
+    again as soon as the server answers, tried every `RETAKE_EVERY` seconds. A connection
+    that went silent may leave its session, and the lock, on the server for a while: that
+    session, this process's own, is ended first. A process that finds the lock taken by
+    another meanwhile sets `lost`, and its run ends with `reason`.
     """
 
-    def __init__(self, url: str, bot_id: int, *, polling: bool) -> None:
+    # Seconds between two looks at the lock's connection; a look waits `wait` at most.
+    WATCH_EVERY = 1.0
+    RETAKE_EVERY = 0.5
+
+    def __init__(self, url: str, bot_id: int, *, polling: bool, wait: float = DEFAULT_WAIT) -> None:
         self._url = url
         self._key = f"{_LOCK_PREFIX}updates:{bot_id}"
         self._polling = polling
+        self._wait = wait
         self._connection: asyncpg.Connection | None = None
+        self._session: asyncpg.Record | None = None  # the lock's session: pid, start
+        self._closed = asyncio.Event()
+        self._watch: asyncio.Task[None] | None = None
+        self.lost = asyncio.Event()
+        self.reason = ""
 
     async def acquire(self) -> None:
-        """Take the lock now, or refuse at once with the reason, in one line."""
+        """Take the lock now, or refuse at once with the reason, in one line; then watch it."""
+        self._connection = await self._take()
+        self._watch = asyncio.create_task(self._watching(), name="updates-lock")
+
+    async def _take(self) -> asyncpg.Connection:
         try:
             connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
-        except TimeoutError:
-            raise StorageUnavailable(
-                f"cannot open the database ({describe_url(self._url)}): "
-                f"the server did not answer within {CONNECT_TIMEOUT:g} s"
-            ) from None
-        except _CONNECTION_LOST as error:
-            raise StorageUnavailable(
-                f"cannot open the database ({describe_url(self._url)}): "
-                f"{error.__class__.__name__}: {error}"
-            ) from error
+        except _CANNOT_CONNECT as error:
+            raise _cannot_open(self._url, error) from None
         kind = "" if self._polling else "_shared"
-        got = await connection.fetchval(
-            f"SELECT pg_try_advisory_lock{kind}({_SCHEMA_KEY})", self._key
-        )
+        try:
+            got = await connection.fetchval(
+                f"SELECT pg_try_advisory_lock{kind}({_SCHEMA_KEY})", self._key, timeout=self._wait
+            )
+            session = await connection.fetchrow(_SESSION, timeout=self._wait)
+        except _CANNOT_CONNECT as error:
+            connection.terminate()
+            raise _cannot_open(self._url, error) from None
         if not got:
-            await connection.close()
+            connection.terminate()
             if self._polling:
-                raise StorageUnavailable(
+                raise LockTaken(
                     f"another process of this bot already takes its updates from "
                     f"{describe_url(self._url)} (one polling process per bot, or webhook "
                     "processes only)"
                 )
-            raise StorageUnavailable(
+            raise LockTaken(
                 f"a polling process of this bot is running on {describe_url(self._url)}: "
                 "stop it before starting webhook processes"
             )
-        self._connection = connection
+        self._session = session
+        self._closed.clear()
+        connection.add_termination_listener(lambda _: self._closed.set())
+        return connection
+
+    async def _end_lost_session(self) -> bool:
+        """End the session this process held the lock on, if the server still keeps it (its
+        client's packets vanished, and the server has not found out yet); whether it did.
+        The session is told by its pid and its start, since a restarted server reuses pids."""
+        if self._session is None:
+            return False
+        pid, started = self._session
+        try:
+            connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        except _CANNOT_CONNECT:
+            return False
+        try:
+            ended = await connection.fetchval(_END_SESSION, pid, started, timeout=self._wait)
+        except _CANNOT_CONNECT:
+            return False
+        finally:
+            connection.terminate()
+        self._session = None
+        return bool(ended)
+
+    async def _alive(self, connection: asyncpg.Connection) -> bool:
+        """Whether the connection, and so the lock, is still there: closed, or silent for
+        `wait` seconds, it is not."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closed.wait(), self.WATCH_EVERY)
+        if connection.is_closed():
+            return False
+        try:
+            await connection.fetchval("SELECT 1", timeout=self._wait)
+        except _CANNOT_CONNECT:
+            return False
+        return True
+
+    async def _watching(self) -> None:
+        while True:
+            connection = self._connection
+            assert connection is not None
+            if await self._alive(connection):
+                continue
+            connection.terminate()
+            log.warning("the updates lock on %s was lost; taking it again", describe_url(self._url))
+            self._connection = await self._retaken()
+            if self._connection is None:
+                return
+            log.warning("the updates lock on %s is held again", describe_url(self._url))
+
+    async def _retaken(self) -> asyncpg.Connection | None:
+        """The lock again, once the server answers; None, with `lost` set, if another process
+        has taken it meanwhile."""
+        while True:
+            try:
+                return await self._take()
+            except LockTaken as error:
+                if await self._end_lost_session():
+                    await asyncio.sleep(self.RETAKE_EVERY)
+                    continue
+                self.reason = f"lost the updates lock: {error}"
+                self.lost.set()
+                return None
+            except StorageUnavailable:
+                await asyncio.sleep(self.RETAKE_EVERY)
 
     async def release(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
         if self._connection is not None:
-            await self._connection.close()  # the lock goes with the session
+            # The lock goes with the session, which ends when its socket closes: nothing to
+            # wait for from a server that may not answer.
+            self._connection.terminate()
             self._connection = None

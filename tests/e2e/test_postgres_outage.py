@@ -11,7 +11,8 @@ import logging
 
 import pytest
 
-from tests.support.harness import RunningBot, User
+from bot.storage import StorageUnavailable, open_storage
+from tests.support.harness import RunningBot, User, eventually
 
 APOLOGY = "Sorry, something went wrong on my side. Please try again."
 # The database going away is logged at ERROR, once: the operator must hear of it.
@@ -89,3 +90,51 @@ async def test_a_tap_that_finds_every_connection_busy_gets_an_apology_soon(api, 
     (busy,) = log_lines("is unavailable")
     assert "no connection within 1 s" in busy.getMessage()
     assert len(log_lines("is back")) == 1
+
+
+@pytest.mark.parametrize("cut", ["reset", "black hole"])
+async def test_a_tap_in_an_outage_gets_an_apology_and_the_first_tap_after_it_plays(
+    api, running, log_lines, cut
+):
+    """A black hole (connections kept open, their bytes swallowed) is told by a timeout alone:
+    the tap still gets its apology, the chat's lock is let go, and the pool's connections,
+    dead from the same cut, are not handed to the taps that follow the database's return."""
+    proxy, bot = running
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await board_linked(bot, anna.id, board.message_id)
+    moves = await bot.application.bot_data.runtime.storage.active_game(anna.id, anna.id)
+    (proxy.cut if cut == "reset" else proxy.black_hole)()
+    for label in ("⬅️", "➡️"):
+        answer, _ = await anna.tap(board, label, edit=False)
+        assert answer["text"] == APOLOGY
+    proxy.restore()
+    mark = api.mark()
+    for label in ("⬆️", "⬇️", "⬅️"):
+        answer, _ = await anna.tap(board, label, edit=False)
+        assert answer["text"] != APOLOGY, label
+    await api.wait_request("editMessageText", after=mark, chat_id=anna.id)
+    game = await bot.application.bot_data.runtime.storage.active_game(anna.id, anna.id)
+    assert game.actions != moves.actions  # the taps after the return were saved
+    assert len(log_lines("is unavailable")) == 1
+    assert len(log_lines("is back")) == 1
+    # The updates lock's connection went the same way, and the lock is this process's again.
+    lock = bot.process.updates_lock
+    assert lock is not None
+    await eventually(lambda: bool(log_lines("is held again")))
+    assert not lock.lost.is_set(), lock.reason
+
+
+async def test_a_ping_fails_in_its_time_when_the_database_stops_answering(proxied):
+    """What a health check asks: an answer within its own time, or one line why not."""
+    proxy, url = proxied
+    storage = await open_storage(url, wait=30.0)  # far longer than the ping's own time
+    try:
+        await storage.ping(1.0)
+        proxy.black_hole()
+        with pytest.raises(StorageUnavailable, match="did not answer within 1 s"):
+            await storage.ping(1.0)
+        proxy.restore()
+        await storage.ping(1.0)
+    finally:
+        await storage.close()

@@ -14,6 +14,7 @@ the "modify" part's input, so a backend that serves several processes locks what
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -98,6 +99,14 @@ class StorageBase(ABC):
         """Inside a transaction: keep every other process's `hold_chat` of the chat waiting
         until this one commits (a count checked, then a row added: the group's challenges)."""
         await self._serialize(f"chat:{chat_id}")
+
+    async def ping(self, timeout: float) -> None:
+        """Raise `StorageUnavailable` unless the database answers a trivial query within
+        `timeout` seconds, the wait for a connection included: what a health check asks."""
+        try:
+            await asyncio.wait_for(self._fetchrow("SELECT 1"), timeout)
+        except TimeoutError:
+            raise StorageUnavailable(f"the database did not answer within {timeout:g} s") from None
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

@@ -53,6 +53,14 @@ class OutboxQueries(StorageBase):
         )
         return changed == 1
 
+    async def renew_obligations(self, holder: str, until: float) -> int:
+        """Hold until `until` every unsent announcement `holder` holds; how many."""
+        return await self._execute(
+            "UPDATE outbox SET lease_until = ? WHERE holder = ? AND sent_at IS NULL "
+            "AND lease_until IS NOT NULL",
+            (until, holder),
+        )
+
     async def settle_obligation(self, obligation_id: int, now: float) -> bool:
         """Mark an announcement sent; False if it was already."""
         changed = await self._execute(

@@ -54,6 +54,21 @@ async def test_an_owed_announcement_is_sent_by_its_holder_until_it_lets_go(datab
         await storage.close()
 
 
+async def test_a_living_holder_keeps_what_it_holds_however_long_it_waits(storage):
+    """A group's queue may keep an announcement waiting for minutes: its holder's looks for
+    what is due renew the lease, and the others take it over only once they stop."""
+    clock = [1000.0]
+    first, second = (Outbox(storage, lambda: clock[0], holder) for holder in ("a", "b"))
+    async with storage.transaction():
+        await first.owe(storage, ObligationKind.WINNER, GROUP, 7)
+    (winner,) = await first.take_due()  # queued behind a long flood wait, say
+    for _ in range(30):  # a minute of looks every 2 s
+        clock[0] += 2
+        assert await first.take_due() == [] and await second.take_due() == []
+    clock[0] += LEASE_SECONDS  # then the first process dies: within one lease it is the second's
+    assert await second.take_due() == [winner]
+
+
 async def test_a_sent_announcement_is_owed_no_more_and_forgotten_in_time(storage):
     clock = [1000.0]
     outbox, other = (Outbox(storage, lambda: clock[0], holder) for holder in ("a", "b"))
