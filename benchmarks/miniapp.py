@@ -16,9 +16,10 @@ waits are deliberate), with the Mini App's routes on 127.0.0.1. Printed:
     key -> server tile     from a key press to the frame that paints the server's answer,
                            new tile included (target <= 150 ms p95; the slide itself lasts
                            100 ms, and the answer is drawn when it ends)
-    page weight            the page's own files, without Telegram's script (target <= 100 KB)
+    page weight            the page's own files as served, its texts in every language
+                           included, without Telegram's script (target <= 100 KB)
 
-    .venv/bin/python -m benchmarks.webapp [--moves 400] [--clients 4] [--presses 100]
+    .venv/bin/python -m benchmarks.miniapp [--moves 400] [--clients 4] [--presses 100]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from bot.emulator import FakeBotApi
 from bot.emulator.webapp import LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, init_data, launch_url
 from bot.lifecycle import running
 from bot.transport.throttle import Throttle
-from bot.web.miniapp.api import STATIC, miniapp_routes
+from bot.web.miniapp.api import STATIC, miniapp_routes, page_html
 from bot.web.server import build_web_app
 
 CHROMIUM = "/usr/bin/chromium"
@@ -170,7 +171,9 @@ async def _browser(base: str, token: str, presses: int) -> list[list[float]]:
 
 
 def _page_weight() -> tuple[int, int]:
-    files = [path.read_bytes() for path in sorted(STATIC.iterdir()) if path.is_file()]
+    """The page as served (its texts in every language inside), and its other files."""
+    files = [page_html()]
+    files += [path.read_bytes() for path in sorted(STATIC.iterdir()) if path.name != "index.html"]
     return sum(len(data) for data in files), sum(len(gzip.compress(data)) for data in files)
 
 

@@ -7,6 +7,9 @@ PostgreSQL database. When polling, the web server runs only if PORT is set.
 `bot2048 --playground [--port 8080]` runs it instead against a local Telegram stand-in with
 a web page: no token, no network.
 
+`bot2048 verify RECORD.json` checks a game's record as `/record` sends it: the seed against
+the commitment published before the game, and the result against a replay by the engine.
+
 `main` returns the exit code; the `bot2048` script that pip writes passes it to `sys.exit`.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from telegram.error import InvalidToken, NetworkError
 
+import engine
 from bot import __version__
 from bot.config import ConfigError, load_config, load_log_level, settings_help
 from bot.lifecycle import run
@@ -82,14 +87,54 @@ def _playground(port: int, env: Mapping[str, str]) -> int:
     return 0
 
 
+def _verify(argv: Sequence[str], prog: str | None) -> int:
+    """`verify RECORD.json`: 0 when the record holds, 1 when it does not (or is none)."""
+    parser = argparse.ArgumentParser(
+        prog=f"{prog or os.path.basename(sys.argv[0])} verify",
+        description="Check a game's record: its seed against its commitment, its result "
+        "against a replay.",
+    )
+    parser.add_argument("record", type=Path, help="the JSON file /record sent")
+    path = parser.parse_args(argv).record
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise engine.EngineError("the file holds no record")
+        verdict = engine.verify(data)
+    except (OSError, ValueError, engine.EngineError) as error:
+        print(f"{path}: not a record that can be checked: {error}", file=sys.stderr)
+        return 1
+    print(f"{path}: {data['size']}×{data['size']}, seed {data['seed']}")
+    if verdict.committed is None:
+        print("commitment: none in this record")
+    else:
+        print(f"commitment: {'matches' if verdict.committed else 'DOES NOT MATCH'}")
+    print(
+        "replay: "
+        + (
+            f"gives the stated score ({data['score']}), moves ({data['moves']}), highest "
+            f"tile ({data['highest']}) and tiles"
+            if verdict.replayed
+            else "DOES NOT MATCH"
+        )
+    )
+    for problem in verdict.problems:
+        print(f"  {problem}")
+    print("verified" if verdict.holds else "NOT VERIFIED")
+    return 0 if verdict.holds else 1
+
+
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run as the command line says; `prog` names the command in help and usage errors.
 
     The `bot2048` script leaves `prog` unset, so argparse names it after the script; run as a
     module, the file name would read `__main__.py`, hence the explicit name below.
     """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["verify"]:
+        return _verify(arguments[1:], prog)
     parser = _parser(prog)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.port is not None and not args.playground:
         parser.error("--port only applies to --playground")
     if args.webhook and args.playground:

@@ -36,6 +36,7 @@ NEW_PATTERN = rf"^new(:({'|'.join(map(str, engine.SIZES))}))?\Z"
 LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})\Z"
 CURRENT_PATTERN = r"^cur\Z"
 CURRENT_BOARD = "cur"
+DAILY_PATTERN = rf"^daily:({'|'.join(map(str, engine.SIZES))})\Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,17 @@ def parse_new_game(data: str | None) -> int | None:
     return int(data[4:]) if ":" in data else None
 
 
+def daily_button(size: int) -> str:
+    return f"daily:{size}"
+
+
+def parse_daily_button(data: str | None) -> int:
+    """The board size of the daily a button opens."""
+    if data is None or not re.fullmatch(DAILY_PATTERN, data):
+        raise ValueError(f"not a daily button: {data!r}")
+    return int(data[6:])
+
+
 def language(code: str) -> str:
     return f"lang:{code}"
 
@@ -80,6 +92,7 @@ def parse_language(data: str | None) -> str:
 
 _CHALLENGE_PAYLOAD = re.compile(r"c([1-9]\d{0,14})_([A-Za-z0-9]{8})")
 _DUEL_PAYLOAD = re.compile(r"d([1-9]\d{0,14})_(\d{1,7})_([a-z2-7]{8})")
+_DAILY_PAYLOAD = re.compile(rf"daily(\d{{4}})(\d\d)(\d\d)_([{''.join(map(str, engine.SIZES))}])")
 
 
 def deep_link(bot_username: str, payload: str) -> str:
@@ -116,6 +129,22 @@ def parse_duel_payload(text: str) -> tuple[int, int, str] | None:
     """The shared game's id, how many of its actions count, and the token to check."""
     match = _DUEL_PAYLOAD.fullmatch(text)
     return None if match is None else (int(match[1]), int(match[2]), match[3])
+
+
+def daily_payload(day: str, size: int) -> str:
+    """A day's daily of one size: `day` is its UTC date, YYYY-MM-DD."""
+    return f"daily{day.replace('-', '')}_{size}"
+
+
+def is_daily_payload(text: str) -> bool:
+    """Whether a /start payload is meant as a daily's, well formed or not (then refused)."""
+    return text.startswith("daily")
+
+
+def parse_daily_payload(text: str) -> tuple[str, int] | None:
+    """The day (YYYY-MM-DD) and board size of a daily's link; None if it is no such link."""
+    match = _DAILY_PAYLOAD.fullmatch(text)
+    return None if match is None else (f"{match[1]}-{match[2]}-{match[3]}", int(match[4]))
 
 
 # ----- inline queries ----------------------------------------------------------------------
@@ -187,6 +216,25 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
     if not MIN_DURATION <= duration <= MAX_DURATION:
         raise ChallengeArgsError("duration out of range")
     return (sizes[0] if sizes else engine.SIZES[0]), duration
+
+
+@dataclass(frozen=True, slots=True)
+class DailyAsk:
+    """What `/daily` asks for: to play today's daily of a size, or its rankings (`top`)."""
+
+    size: int = engine.SIZES[0]
+    top: bool = False
+
+
+def parse_daily_args(args: list[str]) -> DailyAsk | None:
+    """`/daily`, `/daily 5`, `/daily top`, `/daily top 6`; None for anything else."""
+    words = [word.lower() for word in args]
+    top = words[:1] == ["top"]
+    rest = words[1:] if top else words
+    if len(rest) > 1:
+        return None
+    size = parse_size(rest[0]) if rest else engine.SIZES[0]
+    return None if size is None else DailyAsk(size, top)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ class StoredGame:
     duel_of: int | None = None  # the game this one duels (same seed)
     duel_actions: int | None = None  # ... as it stood after this many of its actions
     duel_reported: bool = False
+    daily_id: int | None = None  # the day's daily puzzle this game is a player's attempt at
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,10 @@ class NewChallenge:
     seed: int
     token: str
     ends_at: float
+    # The seed's commitment, published on the card, and the salt that makes it unsearchable,
+    # kept secret until the end; None for challenges made before commitments were published.
+    salt: str | None = None
+    commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +94,23 @@ class Challenge(NewChallenge):
     id: int
     message_id: int | None
     finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Daily:
+    """One UTC day's puzzle on one board size: the same seed for everyone who plays it.
+
+    `commitment` is published from the start; `seed` and `salt` stay on the server until
+    the day has ended (`ends_at`), then anyone may check them against it.
+    """
+
+    id: int
+    day: str  # the UTC date, as YYYY-MM-DD
+    size: int
+    seed: int
+    salt: str
+    commitment: str
+    ends_at: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from enum import StrEnum
 
 import engine
 from bot.models import StoredGame
+from engine.solver.reasons import Reason
 
 
 class TapStatus(StrEnum):
@@ -88,3 +89,4 @@ class HintResult:
     stored: StoredGame | None = None
     outcome: engine.Outcome | None = None
     refused: TapResult | None = None
+    reason: Reason | None = None  # SHOWN: why the move is good, when the board shows it

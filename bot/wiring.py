@@ -19,6 +19,7 @@ from telegram.ext import Application
 from bot.config import MINIAPP_PATH, Config
 from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
+from bot.services.daily import DailyService
 from bot.services.games import GameService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
@@ -26,6 +27,7 @@ from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
+from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
 from bot.transport.budgets import SharedBudgets
@@ -75,6 +77,8 @@ class Runtime:
     players: PlayerService
     games: GameService
     challenges: ChallengeService
+    daily: DailyService
+    verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
@@ -131,6 +135,8 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         players=PlayerService(storage, locks, copies=copies),
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
+        daily=DailyService(storage, locks),
+        verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),

@@ -8,6 +8,7 @@ for the tests, which state each rule on a board drawn as rows; the bot never cal
 from __future__ import annotations
 
 from engine.board import DIRECTIONS, Board, Direction, has_move, move
+from engine.commitment import SALT_HEX_DIGITS, commitment
 from engine.errors import EngineError
 from engine.game import (
     IDLE_CAP_SECONDS,
@@ -23,6 +24,7 @@ from engine.game import (
     play,
     undo,
 )
+from engine.record import Verdict, record, verify
 from engine.replay import ACTION_CODES, CODE_ACTIONS, Action, act, replay, replay_steps
 from engine.serialize import FORMAT_VERSION, from_dict, to_dict
 
@@ -32,6 +34,7 @@ __all__ = [
     "DIRECTIONS",
     "FORMAT_VERSION",
     "IDLE_CAP_SECONDS",
+    "SALT_HEX_DIGITS",
     "SIZES",
     "UNDO_LIMIT",
     "WIN_TILE",
@@ -41,18 +44,22 @@ __all__ = [
     "Game",
     "Outcome",
     "Turn",
+    "Verdict",
     "Win",
     "act",
     "can_move",
+    "commitment",
     "from_dict",
     "keep_going",
     "new_game",
     "play",
+    "record",
     "replay",
     "replay_steps",
     "slide",
     "to_dict",
     "undo",
+    "verify",
 ]
 
 

@@ -20,6 +20,7 @@ from telegram.ext import Application
 from bot.chat.posts import post_in_turn
 from bot.models import StoredGame, View
 from bot.presentation import render
+from bot.presentation.daily import daily_board
 from bot.presentation.i18n import Translator
 from bot.wiring import Runtime, runtime_of
 
@@ -43,6 +44,8 @@ async def board_message(
     target = await runtime.sharing.duel_target(stored)
     if target is not None:
         rival = (await storage.player(target[0]), target[1].score)
+    daily = None if stored.daily_id is None else await storage.daily(stored.daily_id)
+    day_over = daily is not None and runtime.daily.over(daily)
     text = render.board_text(
         t,
         stored.game,
@@ -52,17 +55,19 @@ async def board_message(
         challenge=challenge,
         rival=rival,
         top=top,
+        daily=daily_board(t, daily, over=day_over),
     )
     keyboard = render.board_keyboard(
         t,
         stored.id,
         stored.game,
         hint=stored.shown_hint,
-        hints_on=stored.challenge_id is None,
+        hints_on=stored.challenge_id is None and daily is None,
         share=share,
         view=view,
-        ended=challenge is not None and challenge.finished,
+        ended=(challenge is not None and challenge.finished) or day_over,
         webapp=runtime.miniapp_page if stored.chat_id == stored.owner_id else None,
+        offer_daily=daily is None,
     )
     return text, keyboard
 

@@ -1,4 +1,4 @@
-"""Photos and animations: uploads, Telegram's file ids, and what a message shows of them.
+"""Photos, animations and documents: uploads, Telegram's file ids, and what a message shows of them.
 
 A bot sends a file once as a multipart upload and afterwards by the ``file_id`` Telegram
 answered with. The emulator keeps every upload's bytes (for tests and the browser
@@ -27,8 +27,13 @@ MAX_ANIMATION_BYTES = 50 * 1024 * 1024
 THUMBNAIL_SIDE = 90
 _WRONG_FILE = "wrong file identifier/HTTP URL specified"
 # The prefixes Telegram's ids of each kind start with.
-_ID_PREFIX = {"photo": "AgACAgIAAxkDAAI", "animation": "CgACAgIAAxkDAAI"}
-_KIND_NAMES = {"photo": "Photo", "animation": "Animation"}
+_ID_PREFIX = {
+    "photo": "AgACAgIAAxkDAAI",
+    "animation": "CgACAgIAAxkDAAI",
+    "document": "BQACAgIAAxkDAAI",
+}
+_KIND_NAMES = {"photo": "Photo", "animation": "Animation", "document": "Document"}
+MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +54,7 @@ class StoredFile:
 
     file_id: str
     file_unique_id: str
-    kind: str  # "photo" or "animation"
+    kind: str  # "photo", "animation" or "document"
     data: bytes
     mime_type: str
     width: int
@@ -71,6 +76,17 @@ class StoredFile:
             **self.photo_size(),
             "duration": self.duration,
             "mime_type": self.mime_type,
+        }
+        if self.file_name:
+            data["file_name"] = self.file_name
+        return data
+
+    def document(self) -> dict[str, Any]:
+        data = {
+            "file_id": self.file_id,
+            "file_unique_id": self.file_unique_id,
+            "mime_type": self.mime_type,
+            "file_size": len(self.data),
         }
         if self.file_name:
             data["file_name"] = self.file_name
@@ -124,6 +140,16 @@ class Files:
             for w, h in sizes:
                 file_id, unique = self._ids("photo")
                 stored.append(StoredFile(file_id, unique, "photo", upload.data, "image/png", w, h))
+        elif kind == "document":
+            if len(upload.data) > MAX_DOCUMENT_BYTES:
+                raise bad_request("file is too big")
+            file_id, unique = self._ids("document")
+            mime_type = upload.content_type or "application/octet-stream"
+            stored = [
+                StoredFile(
+                    file_id, unique, "document", upload.data, mime_type, 0, 0, 0, upload.filename
+                )
+            ]
         else:
             width, height, duration = _animation_size(upload.data)
             file_id, unique = self._ids("animation")

@@ -10,6 +10,8 @@ error wording so exception-handling code in the bot is exercised for real.
 from __future__ import annotations
 
 import re
+import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,7 +19,7 @@ from . import validation
 from .errors import NOT_MODIFIED, QUERY_TOO_OLD, ApiError, bad_request, forbidden
 from .inline import check_results
 from .params import require, text_param
-from .world import ADMIN_RIGHTS, Chat, StoredMessage, World
+from .world import ADMIN_RIGHTS, Chat, PreparedMessage, StoredMessage, World
 
 # Telegram's limits for setMyDescription and setMyShortDescription, in characters.
 BOT_TEXT_LIMITS = {"description": 512, "short_description": 120}
@@ -35,6 +37,10 @@ _CONFLICT_WEBHOOK = (
 
 # setWebhook's secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
 _SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+# Seconds a prepared message stays usable.
+PREPARED_LIFETIME = 24 * 3600
 
 
 class _Superseded:
@@ -57,7 +63,9 @@ class BotApiMethods:
             ("sendMessage", self.send_message),
             ("sendPhoto", self._media_sender("photo")),
             ("sendAnimation", self._media_sender("animation")),
+            ("sendDocument", self._media_sender("document")),
             ("answerInlineQuery", self.answer_inline_query),
+            ("savePreparedInlineMessage", self.save_prepared_inline_message),
             ("editMessageText", self.edit_message_text),
             ("editMessageReplyMarkup", self.edit_message_reply_markup),
             ("deleteMessage", self.delete_message),
@@ -259,7 +267,8 @@ class BotApiMethods:
         return self.world.message_dict(msg)
 
     def _media_sender(self, kind: str) -> Handler:
-        """sendPhoto / sendAnimation: a new upload or a known file id, with a caption."""
+        """sendPhoto / sendAnimation / sendDocument: a new upload or a known file id, with a
+        caption."""
 
         async def handler(params: dict[str, Any]) -> Any:
             chat = self._writable_chat(params)
@@ -272,6 +281,8 @@ class BotApiMethods:
             files = self.world.files.resolve(params, kind, kind)
             if kind == "photo":
                 media: dict[str, Any] = {"photo": [f.photo_size() for f in files]}
+            elif kind == "document":
+                media = {"document": files[0].document()}
             else:
                 media = {"animation": files[0].animation(), "document": files[0].animation()}
             msg = self.world.store_message(
@@ -287,6 +298,27 @@ class BotApiMethods:
             return self.world.message_dict(msg)
 
         return handler
+
+    async def save_prepared_inline_message(self, params: dict[str, Any]) -> Any:
+        """A PreparedInlineMessage: one inline result the user may send from a Mini App."""
+        user_id = require(params, "user_id")
+        if user_id not in self.world.users:
+            raise bad_request("USER_ID_INVALID")
+        (result,) = check_results([require(params, "result")], self.world.files)
+        allowed = frozenset(
+            kind
+            for kind in ("user", "bot", "group", "channel")
+            if params.get(f"allow_{kind}_chats") is True
+        )
+        prepared = PreparedMessage(
+            id=secrets.token_urlsafe(12),
+            user_id=user_id,
+            result=result,
+            expiration_date=int(time.time()) + PREPARED_LIFETIME,
+            allowed=allowed,
+        )
+        self.world.prepared_messages[prepared.id] = prepared
+        return {"id": prepared.id, "expiration_date": prepared.expiration_date}
 
     async def answer_inline_query(self, params: dict[str, Any]) -> Any:
         query_id = str(require(params, "inline_query_id", QUERY_TOO_OLD))

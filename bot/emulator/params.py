@@ -30,6 +30,7 @@ JSON_FIELDS = frozenset(
         "link_preview_options",
         "reply_parameters",
         "results",
+        "result",
         "button",
     }
 )
@@ -56,6 +57,10 @@ BOOL_FIELDS = frozenset(
         "allow_sending_without_reply",
         "allow_paid_broadcast",
         "is_personal",
+        "allow_user_chats",
+        "allow_bot_chats",
+        "allow_group_chats",
+        "allow_channel_chats",
     }
 )
 _INT_RE = re.compile(r"^-?[0-9]+$")

@@ -62,13 +62,15 @@ def launch_url(
     *,
     auth_date: float | None = None,
     platform: str = "android",
+    version: str = VERSION,
 ) -> str:
-    """The address a Telegram client opens for `user`: `page` with the launch parameters."""
+    """The address a Telegram client of `version` on `platform` opens for `user`: `page`
+    with the launch parameters."""
     user = {key: user[key] for key in ("id", "first_name", "language_code") if key in user}
     fragment = urllib.parse.urlencode(
         {
             "tgWebAppData": init_data(token, user, auth_date=auth_date),
-            "tgWebAppVersion": VERSION,
+            "tgWebAppVersion": version,
             "tgWebAppPlatform": platform,
             "tgWebAppThemeParams": json.dumps(theme, separators=(",", ":")),
         },

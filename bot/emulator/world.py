@@ -52,6 +52,17 @@ ADMIN_RIGHTS: dict[str, bool] = {
 }
 
 
+@dataclass(frozen=True)
+class PreparedMessage:
+    """A message a Mini App's user may send into a chat they pick (savePreparedInlineMessage)."""
+
+    id: str
+    user_id: int
+    result: dict[str, Any]
+    expiration_date: int
+    allowed: frozenset[str]
+
+
 @dataclass
 class Chat:
     """A private chat (id == user id) or a group/supergroup (negative id)."""
@@ -133,6 +144,8 @@ class World:
         self.inline_mode = inline_mode
         self.files = Files()
         self.inline_queries: dict[str, InlineQuery] = {}
+        # savePreparedInlineMessage's messages by id, for a Mini App's shareMessage.
+        self.prepared_messages: dict[str, PreparedMessage] = {}
         # Where each kind of id starts. A world that outlives a restart of the emulator
         # (the playground keeps its database) starts later, so ids never repeat.
         self.ids = Ids() if ids is None else ids

@@ -26,8 +26,10 @@ from bot.handlers import (
     buttons,
     challenges,
     commands,
+    daily,
     errors,
     groups,
+    records,
     sharing,
     throttling,
 )
@@ -50,12 +52,15 @@ class Command:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """`/start`, or a deep link's `/start <payload>` in private: a duel, else a challenge.
+    """`/start`, or a deep link's `/start <payload>` in private: a daily, a duel, else a
+    challenge.
 
     `inline` is where inline mode sends someone who has not started the bot yet.
     """
     payload = context.args[0] if context.args and not context.audience.in_group else None
-    if payload is not None and payload.startswith("d"):
+    if payload is not None and codecs.is_daily_payload(payload):
+        await daily.join(update, context)
+    elif payload is not None and payload.startswith("d"):
         await sharing.join_duel(update, context)
     elif payload is not None and payload != "inline":
         await challenges.join(update, context)
@@ -67,12 +72,14 @@ async def start(update: Update, context: BotContext) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command("start", start, plays=True),
     Command("new", commands.new, plays=True),
+    Command("daily", daily.daily, plays=True),
     Command("rules", commands.rules),
     Command("tips", commands.tips),
     Command("best", commands.best),
     Command("challenge", challenges.challenge),
     Command("share", sharing.share, plays=True),
     Command("replay", sharing.replay, plays=True),
+    Command("record", records.record, plays=True),
     Command("view", commands.view, plays=True),
     Command("language", commands.language),
     Command("help", commands.help_command),
@@ -108,6 +115,7 @@ def register(application: Application) -> None:
         CallbackQueryHandler(buttons.on_language_button, codecs.LANGUAGE_PATTERN)
     )
     application.add_handler(CallbackQueryHandler(buttons.on_current_button, codecs.CURRENT_PATTERN))
+    application.add_handler(CallbackQueryHandler(daily.on_daily_button, codecs.DAILY_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE

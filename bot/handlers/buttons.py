@@ -184,6 +184,17 @@ async def _answer_tap(
         if held > 0 and result.changed and result.stored is not None:
             toast = _held_back(t, toast, result.stored.game.score, held)
     await answer(query, toast)
+    stored, tapped = result.stored, query.message
+    over = result.status is TapStatus.CHALLENGE_OVER
+    if over and stored is not None and stored.daily_id is not None and tapped is not None:
+        # The day is over: the board says so, and keeps only what still works.
+        redraw_board(
+            context.application,
+            stored,
+            tapped.message_id,
+            audience.for_chat,
+            audience.player.view,
+        )
     if result.status is TapStatus.OLD_GAME:
         keyboard = KeyboardSwap(query, render.current_board_keyboard(audience.for_chat))
         edit_tapped(context.application, query, keyboard)

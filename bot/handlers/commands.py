@@ -32,7 +32,8 @@ async def start(update: Update, context: BotContext) -> None:
     assert update.effective_user is not None
     user = update.effective_user
     t = audience.for_chat
-    reply(context.application, update, texts.welcome(t, player_name(t, user.first_name, user.id)))
+    welcome = texts.welcome(t, player_name(t, user.first_name, user.id))
+    reply(context.application, update, welcome, reply_markup=render.daily_keyboard(t))
     stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
     send_board(context.application, update, stored, t, audience.player.view)
 

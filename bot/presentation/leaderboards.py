@@ -9,6 +9,7 @@ from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
+from bot.presentation import fairness
 from bot.presentation.i18n import Translator
 from bot.presentation.limits import fit_blocks
 from bot.presentation.names import group_name, player_name
@@ -159,6 +160,8 @@ def challenge_card(
             t._("Ends {time}.", time=end_time(t, challenge.ends_at, zone)),
             t._("Same tiles for everyone. Tap “Play” to get your board in a private chat with me."),
         ]
+        if challenge.commitment is not None:
+            lines.append(fairness.challenge_commitment(t, challenge.commitment))
     lines.append("")
     if standings:
         lines += _ranking(t, standings, limit, None)
@@ -167,6 +170,8 @@ def challenge_card(
         lines.append(t._("Nobody played this challenge."))
     else:
         lines.append(t._("No one has played yet. Be the first!"))
+    if challenge.finished and challenge.salt is not None and challenge.commitment is not None:
+        lines += ["", fairness.revealed(t, challenge.seed, challenge.salt, challenge.commitment)]
     return "\n".join(lines)
 
 

@@ -27,6 +27,11 @@ class MenuLine:
 MENU: tuple[MenuLine, ...] = (
     MenuLine("start", lambda t: t._("Show your current game")),
     MenuLine("new", lambda t: t._("Start a new game (4×4, 5×5 or 6×6)")),
+    MenuLine(
+        "daily",
+        lambda t: t._("Today's daily: the same tiles for everyone"),
+        describe_in_group=lambda t: t._("Today's daily, played in private"),
+    ),
     MenuLine("rules", lambda t: t._("How to play")),
     MenuLine("tips", lambda t: t._("Tips for a higher score")),
     MenuLine(
@@ -41,6 +46,7 @@ MENU: tuple[MenuLine, ...] = (
     ),
     MenuLine("share", lambda t: t._("A picture of your game to show off")),
     MenuLine("replay", lambda t: t._("Watch your game again (/replay best)")),
+    MenuLine("record", lambda t: t._("Your last game's record, for anyone to check")),
     MenuLine("view", lambda t: t._("Switch between emoji and numbers")),
     MenuLine("language", lambda t: t._("Choose your language")),
     MenuLine("help", lambda t: t._("List the commands")),

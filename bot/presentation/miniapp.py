@@ -2,7 +2,9 @@
 
 The page draws tiles itself; every word, every formatted number and every tile's label it
 shows comes from here, from the same catalogs and the same `render.tile_label` as the chat,
-so page and chat never disagree on a text, a figure or a tile.
+so page and chat never disagree on a text, a figure or a tile. The fixed texts of every
+language come with the page (`page_catalog`), so a page whose first call fails can still say
+so, in its player's language.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import re
 from typing import Any
 
 import engine
+from bot.config import LANGUAGES
 from bot.models import StoredGame
 from bot.presentation import captions, render
-from bot.presentation.i18n import Translator
+from bot.presentation.i18n import Translator, translator
 
 TAGS = re.compile(r"<[^>]+>")
 # The largest tile an n×n board can ever hold is 2^(n²+1).
@@ -44,14 +47,41 @@ def state(t: Translator, stored: StoredGame, best: int, number: int) -> dict[str
         "over": game.over,
         "active": stored.active,
         "hint": stored.shown_hint,
-        "hints": stored.challenge_id is None,
+        "hints": stored.challenge_id is None and stored.daily_id is None,
         "banner": _plain(render.game_banner(t, game)),
         "title": render.size_name(t, game.size),
     }
 
 
+def no_game(t: Translator, best: int) -> dict[str, Any]:
+    """What the page draws for a player with no game running: an empty classic board and
+    the sizes to pick from, as /new offers them, until the player picks one."""
+    size = engine.SIZES[0]
+    return {
+        "game": None,
+        "seq": 0,
+        "size": size,
+        "board": [0] * size * size,
+        "score": 0,
+        "scoreText": t.number(0),
+        "bestText": t.number(best),
+        "movesText": t.number(0),
+        "undos": engine.UNDO_LIMIT,
+        "canUndo": False,
+        "seconds": 0,
+        "running": False,
+        "won": False,
+        "over": False,
+        "active": False,
+        "hint": None,
+        "hints": True,
+        "banner": None,
+        "title": render.size_name(t, size),
+    }
+
+
 def page_texts(t: Translator) -> dict[str, Any]:
-    """Every fixed text of the page."""
+    """Every fixed text of the page, in one language."""
     return {
         "score": t._("Score"),
         "best": t._("Best"),
@@ -67,15 +97,33 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "sizes": {str(size): render.size_name(t, size) for size in engine.SIZES},
         "busy": t._("Easy there: too many taps at once. Try again in a moment."),
         "offline": t._("No connection to the game. Trying again…"),
+        "unsent": t._("Not sent: there is no connection to the game yet."),
+        "unreached": t._("The game could not be reached. Check your connection and try again."),
+        "retry": "🔄 " + t._("Try again"),
         "expired": t._("This page has expired. Close it and open the game again."),
-        "tiles": tile_labels(),
+        "board": t._("Game board"),
+        "empty": t._("empty cell"),
+        "merged": t._("Merged: {tiles}."),
+        "contrast": t._("High-contrast colours"),
+        "directions": {d: render.direction_name(t, d) for d in engine.DIRECTIONS},
     }
+
+
+def page_catalog() -> dict[str, Any]:
+    """The page's texts in every language, and every tile's label: what comes with the page."""
+    texts = {language: page_texts(translator(language)) for language in LANGUAGES}
+    return {"texts": texts, "tiles": tile_labels()}
 
 
 def tile_labels() -> dict[str, str]:
     """Every tile any board can hold, by value: the page slides and merges before the server
     answers, so it needs the label of a tile the board does not hold yet."""
     return {str(1 << e): render.tile_label(1 << e) for e in range(1, TOP_EXPONENT + 1)}
+
+
+def old_game_toast(t: Translator) -> str:
+    """A move on a game that has ended: the page offers the sizes for the next one."""
+    return t._("This game has ended. Pick a size below to start a new one.")
 
 
 def share_toast(t: Translator, shared: bool) -> str:

@@ -106,6 +106,7 @@ def board_text(
     challenge: Challenge | None = None,
     rival: tuple[Player, int] | None = None,
     top: int = 0,
+    daily: tuple[str, str | None] | None = None,
 ) -> str:
     """The board message: title, grid, legend, score lines and a banner for win or game over.
 
@@ -113,6 +114,7 @@ def board_text(
     and `top` its highest score so far; `rival` the player a duel races and the score to
     beat. The player's own best is for their own games: beside a challenge's score the
     challenge's top is what counts, and a duel's score to beat is in its title already.
+    `daily` is the daily's title and, once its day has ended, the banner that says so.
     """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner is not None:
@@ -128,6 +130,8 @@ def board_text(
             + " · "
             + t._("vs {name} · {score} to beat", name=name, score=t.number(rival[1]))
         )
+    if daily is not None:
+        title = "📅 " + title + " · " + daily[0]
     parts = [title]
     if view == View.NUMBERS:
         parts.append(number_grid(game))
@@ -140,6 +144,8 @@ def board_text(
     banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
         banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
+    if daily is not None and daily[1] is not None:
+        banner = daily[1]
     if banner:
         parts.extend(["", banner])
     return "\n".join(parts)
@@ -229,12 +235,14 @@ def board_keyboard(
     view: View = View.EMOJI,
     ended: bool = False,
     webapp: str | None = None,
+    offer_daily: bool = False,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
     Won and finished boards get a 📤 in a row of its own when the bot's inline mode is on
     (`share`): it opens Telegram's chat picker to show the game off anywhere. A challenge
     entry whose challenge has `ended` takes no move any more: it offers a new game only.
+    A finished game can offer today's daily beside the new game (`offer_daily`).
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
     The undo button carries no count: the caption above says how many are left, and "Zug
@@ -244,8 +252,9 @@ def board_keyboard(
     new = _button("🆕 " + t._("New game"), codecs.new_game())
     undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
     extra = [[share_button(t, game_id)]] if share else []
+    then = [new, daily_button(t)] if offer_daily else [new]
     if ended:
-        return InlineKeyboardMarkup([[new], *extra])
+        return InlineKeyboardMarkup([then, *extra])
     swipe = []
     if webapp is not None:
         page = WebAppInfo(f"{webapp}?game={game_id}")
@@ -255,7 +264,7 @@ def board_keyboard(
         return InlineKeyboardMarkup([[keep, new], *extra, *swipe])
     if game.over:
         can_undo = game.undos_left > 0 and bool(game.history)
-        return InlineKeyboardMarkup([[undo, new] if can_undo else [new], *extra, *swipe])
+        return InlineKeyboardMarkup([[undo, *then] if can_undo else then, *extra, *swipe])
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:
         label = ARROWS[direction] + (" 💡" if direction == hint else "")
@@ -268,6 +277,15 @@ def board_keyboard(
     return InlineKeyboardMarkup(
         [[arrow("up")], [arrow("left"), switch, arrow("right")], [arrow("down")], tools, *swipe]
     )
+
+
+def daily_button(t: Translator, size: int = engine.SIZES[0]) -> InlineKeyboardButton:
+    """📅: today's daily of this size (played in private; a group's tap is sent there)."""
+    return _button("📅 " + t._("Daily"), codecs.daily_button(size))
+
+
+def daily_keyboard(t: Translator) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[daily_button(t)]])
 
 
 def size_menu(t: Translator) -> InlineKeyboardMarkup:

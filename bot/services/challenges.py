@@ -23,6 +23,11 @@ from bot.storage import Storage
 MAX_OPEN_PER_GROUP = 3  # keeps card edits within a group's message budget
 
 
+def challenge_subject(token: str) -> str:
+    """What a challenge's commitment says its seed is for: this challenge, by its token."""
+    return f"challenge:{token}"
+
+
 class JoinStatus(StrEnum):
     JOINED = "joined"
     ALREADY_IN = "already_in"
@@ -46,11 +51,13 @@ class ChallengeService:
         # 63 bits: the seed is a column of its own, and SQLite integers are signed 64-bit.
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         outbox: Outbox | None = None,
+        new_salt: Callable[[], str] = lambda: secrets.token_hex(engine.SALT_HEX_DIGITS // 2),
     ) -> None:
         self.storage = storage
         self._locks = locks
         self._clock = clock
         self._new_seed = new_seed
+        self._new_salt = new_salt
         self._outbox = outbox or Outbox(storage, clock)
 
     async def create(
@@ -82,6 +89,7 @@ class ChallengeService:
                 await record(storage, update_key, "full")
                 return None
             token = "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
+            seed, salt = self._new_seed(), self._new_salt()
             challenge = await storage.insert_challenge(
                 NewChallenge(
                     chat_id,
@@ -89,9 +97,11 @@ class ChallengeService:
                     language,
                     creator_id,
                     size,
-                    self._new_seed(),
+                    seed,
                     token,
                     now + duration,
+                    salt,
+                    engine.commitment(salt, seed, size, challenge_subject(token)),
                 ),
                 now,
             )

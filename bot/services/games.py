@@ -24,6 +24,7 @@ from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
+from engine.solver.reasons import explain
 
 
 def _unplayed(stored: StoredGame, size: int) -> bool:
@@ -161,6 +162,10 @@ class GameService:
                 return current
             size, seed = rival.game.size, rival.game.seed
             return await self._start(storage, user_id, user_id, size, seed, (rival.id, actions))
+
+    async def current(self, chat_id: int, owner_id: int) -> StoredGame | None:
+        """The player's running game here, if any: a read, which starts nothing."""
+        return await self.storage.active_game(chat_id, owner_id)
 
     async def current_or_start(self, chat_id: int, owner_id: int) -> StoredGame:
         """The player's running game here, or a new classic one when there is none."""
@@ -306,7 +311,7 @@ class GameService:
         stored = access.stored
         if stored is None:
             return HintResult(HintStatus.REFUSED, refused=access.refused)
-        if stored.challenge_id is not None:
+        if stored.challenge_id is not None or stored.daily_id is not None:
             return HintResult(HintStatus.HINTS_OFF, stored)
         if stored.game.awaiting_choice:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.AWAITING_CHOICE)
@@ -318,7 +323,8 @@ class GameService:
         saved = await self.save_hint(stored, direction, update_key)
         if saved is None or saved.shown_hint is None:
             return HintResult(HintStatus.MOVED_ON, stored)
-        return HintResult(HintStatus.SHOWN, saved)
+        reason = explain(saved.game.board, saved.game.size, saved.shown_hint)  # type: ignore[arg-type]
+        return HintResult(HintStatus.SHOWN, saved, reason=reason)
 
     async def _search(self, stored: StoredGame) -> str | None:
         assert self._hints is not None, "a GameService that gives hints is given a HintService"

@@ -96,10 +96,14 @@ class SharingService:
             await storage.remember_file(key, file_id, self._clock())
 
     async def in_running_challenge(self, stored: StoredGame) -> bool:
-        """Whether the game is a challenge entry whose challenge has not ended yet.
+        """Whether the game is a challenge entry whose challenge has not ended yet, or an
+        attempt at a daily whose day has not.
 
-        Its seed is the challenge's: shared as a duel, anyone could practise the exact tiles.
+        Its seed is the challenge's or the day's: shared as a duel, anyone could practise the
+        exact tiles.
         """
+        if stored.daily_id is not None:
+            return stored.closes_at is None or self._clock() < stored.closes_at
         if stored.challenge_id is None:
             return False
         challenge = await self.storage.challenge(stored.challenge_id)

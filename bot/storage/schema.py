@@ -217,6 +217,34 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX outbox_owed ON outbox (id) WHERE sent_at IS NULL",
         "CREATE INDEX outbox_sent ON outbox (sent_at)",
     ),
+    # 10: the daily puzzle, and commitments. One row per UTC day and board size, its seed
+    # chosen by the first process to ask (the key makes it one across processes); a player's
+    # attempt is a game of its own beside their running one, one per daily.
+    (
+        """CREATE TABLE dailies (
+            id {identity},
+            day TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            seed {bigint} NOT NULL,
+            salt TEXT NOT NULL,
+            commitment TEXT NOT NULL,
+            created_at {real} NOT NULL,
+            ends_at {real} NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX dailies_one_a_day ON dailies (day, size)",
+        "ALTER TABLE games ADD COLUMN daily_id {bigint} REFERENCES dailies (id)",
+        "DROP INDEX games_one_active",
+        """CREATE UNIQUE INDEX games_one_active ON games (chat_id, owner_id)
+            WHERE active = 1 AND challenge_id IS NULL AND daily_id IS NULL""",
+        """CREATE UNIQUE INDEX games_one_daily
+            ON games (daily_id, owner_id) WHERE daily_id IS NOT NULL""",
+        # A daily's ranking: score, then fewer moves, then who reached the score first.
+        """CREATE INDEX games_daily_rank ON games (daily_id, score, moves, score_at)
+            WHERE daily_id IS NOT NULL""",
+        # A challenge's seed is committed to on its card as well, and revealed at its end.
+        "ALTER TABLE challenges ADD COLUMN salt TEXT",
+        "ALTER TABLE challenges ADD COLUMN commitment TEXT",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

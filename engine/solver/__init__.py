@@ -8,9 +8,10 @@ of the deepest depth that finished. A depth that overruns the budget is abandone
 is read every few dozen microseconds of search), and a depth is not started at all when the
 growth between the previous depths says it would not end well inside the budget, so most
 hints take far less than the cap. Chance nodes average over every empty cell with a 2
-(probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF`, it
-gets one more player move and is then scored rather than searched. Chance-node values are
-shared through a transposition cache. The evaluation is a sum of per-line scores (see
+(probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF` (on
+4×4; `GENERIC_CUTOFF` on the other sizes), it gets one more player move and is then scored
+rather than searched. Chance-node values are
+shared through a transposition table. The evaluation is a sum of per-line scores (see
 `heuristic`), tabulated for all 65,536 rows of a 4×4 board.
 
 Determinism: the answer depends only on the board and the depth searched. With
@@ -18,13 +19,18 @@ Determinism: the answer depends only on the board and the depth searched. With
 reached (and so possibly the move) depends on the machine's speed and load. Nothing random is
 involved, and nothing survives between calls except pure lookup tables.
 
-4×4 boards use a fast path over one packed integer (see `tables4` and `fast`); 5×5, 6×6 and
-the rare 4×4 board with two 32768s or anything bigger use the generic path (see `generic`),
-which is several times slower per node and so reaches a shallower depth in the same time.
-The deepening that drives either path is in `search`, re-exported here. `best_move` is a
-plain top-level function of picklable arguments returning a picklable `Hint`, so a process
-pool can run it; `warm_up` builds the 4×4 tables (about 0.2 s) ahead of the first hint, e.g.
-as the pool's initializer.
+4×4 boards are searched by compiled code over one packed 64-bit integer (see `compiled` and
+`tables4`), a few hundred times faster per node than Python; 5×5, 6×6 and the rare 4×4 board
+with two 32768s or anything bigger use the generic pure-Python path (see `generic`), which
+reaches a shallower depth in the same time. The deepening that drives either path is in
+`search`, re-exported here. `best_move` is a plain top-level function of picklable arguments
+returning a picklable `Hint`, so a process pool can run it; `warm_up` builds the 4×4 tables
+and compiles the search (or loads it from numba's cache) ahead of the first hint, as the
+pool's initializer.
+
+The search is pure, like the rest of the engine: no I/O, nothing but the board in and a move
+out. Its compiled part is the one place the engine reaches past the standard library, for
+numba and numpy (see pyproject's import contracts).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Small pieces shared by the 4×4 fast path and the generic path."""
+"""Small pieces shared by the 4×4 compiled path and the generic path."""
 
 from __future__ import annotations
 

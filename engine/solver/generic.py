@@ -1,6 +1,6 @@
 """The generic path for any board size: expectimax over tuples of row tuples of exponents.
 
-Used for 5×5 and 6×6, and for 4×4 boards whose tiles no longer fit the fast path's 4-bit
+Used for 5×5 and 6×6, and for 4×4 boards whose tiles no longer fit the compiled path's 4-bit
 cells. A position is carried as its rows and its columns (both tuples of exponent tuples),
 so every direction is a `map` of one cached line function over rows or columns followed by one
 `zip` transposition; both loops run in C, which matters more in CPython than the data layout.
@@ -48,7 +48,7 @@ def line_base(size: int) -> float:
 
     Bigger boards hold bigger exponents, whose power-4 and power-3.5 penalties would otherwise
     push busy but live boards below a lost one; 4×4 keeps the published constant, so the
-    generic path scores a 4×4 board exactly as the fast path does.
+    generic path scores a 4×4 board exactly as the compiled path does.
     """
     return LOST_PENALTY * 4.0 ** (size - 4)
 
@@ -116,10 +116,15 @@ def search_generic(
     cache: dict[Grid, float],
     cache_depth: dict[Grid, int],
 ) -> tuple[list[tuple[Direction, float]], int, bool]:
-    """Same contract as `fast.search4`, for (rows, cols) positions of any size.
+    """One depth of the search for (rows, cols) positions of any size.
 
-    Scoring a position one move before the horizon costs far more here than on the fast
-    path, so those scores are also cached (for this depth only), keyed by the position.
+    Returns each valid root move's (direction, value) in DIRECTION_ORDER, the positions
+    searched, and whether the depth limit cut anything, as `compiled.Compiled.search` does;
+    raises SearchTimeout past the deadline. `cache` maps a chance node's rows to its value and
+    `cache_depth` to the depth it was computed for; a value is reused for any depth up to
+    that one, which keeps them valid across the depths of one deepening. Scoring a position
+    one move before the horizon costs far more here than compiled, so those scores are also
+    cached (for this depth only), keyed by the position.
     """
     left = SLIDE_LEFT.__getitem__
     right = SLIDE_RIGHT.__getitem__
@@ -211,7 +216,7 @@ def search_generic(
             if p4 >= cutoff:
                 for r2, c2, r4, c4 in kids:
                     total += 0.9 * maxleaf(r2, c2) + 0.1 * maxleaf(r4, c4)
-            else:  # a 4 this unlikely is taken to score like the 2 (see fast.search4)
+            else:  # a 4 this unlikely is taken to score like the 2 (see compiled._chance)
                 nodes -= n
                 for r2, c2, _, _ in kids:
                     total += maxleaf(r2, c2)
@@ -243,6 +248,6 @@ def search_generic(
                 value = chance(r, c, depth - 1, 1.0)
             values.append((direction, value))
     finally:
-        # The inner functions refer to each other: break the cycle (see fast.search4).
+        # The inner functions refer to each other: break the cycle (see compiled._chance).
         maxnode = chance = maxleaf = children = moves = None  # type: ignore[assignment]
     return values, nodes, truncated

@@ -10,7 +10,7 @@ def slide_exponents(line: Sequence[int], cap: int | None = None) -> tuple[int, .
 
     `cap` saturates merged exponents (the 4-bit 4×4 tables cannot hold 65536): a merge of two
     capped tiles still empties a cell, so the move stays valid, only its value is approximate.
-    The fast path is only chosen for boards where that cannot happen at the root.
+    The compiled path is only chosen for boards where that cannot happen at the root.
     """
     tiles = [rank for rank in line if rank]
     out: list[int] = []

@@ -1,7 +1,7 @@
 """`best_move`: checks the board, picks the search path and deepens it under the time budget.
 
-Both paths (`fast.search4` for 4×4, `generic.search_generic` for the rest) search one depth
-per call; the deepening, the budget, the roomy-board cap and the choice among equal values
+Both paths (`compiled.Compiled.search` for 4×4, `generic.search_generic` for the rest) search
+one depth per call; the deepening, the budget, the roomy-board cap and the choice among equal values
 are the same for both and live here. The package's docstring tells the design as a whole.
 """
 
@@ -11,20 +11,21 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from engine.board import Board, Direction
-from engine.solver.common import SearchTimeout
-from engine.solver.fast import search4
+from engine.solver.common import DIRECTION_ORDER, SearchTimeout
+from engine.solver.compiled import compiled
 from engine.solver.generic import search_generic, to_grid
-from engine.solver.tables4 import MAX_RANK, pack, tables4
+from engine.solver.tables4 import MAX_RANK, pack
 
 DEFAULT_BUDGET_MS = 50.0
-# Spawn branches less likely than this are not searched further (see `fast.search4`). The
-# published programs use 1e-4 at C++ speeds; here 3e-3 makes a depth-4 search about 2.5
-# times cheaper, so the budget reaches depth 5 far more often. Measured on the test
-# positions at the 50 ms budget, agreement with the deep reference search is the same within
-# noise for 1e-4 ... 5e-3 (80-82%), and in self-play 3e-3 with the deepening below did
-# better than 1e-4 with a more cautious one (12 games each, a small sample: 8192 reached in
-# 11 games, not 8; 16384 in 6, not 4).
-PROBABILITY_CUTOFF = 3e-3
+# Spawn branches less likely than this are not searched further (see `compiled._chance`):
+# the published programs' value. The pure-Python search needed 3e-3 to reach depth 5 in
+# the budget; compiled, 1e-4 reaches depth 6 or 7 on most positions, and on the 300 test
+# positions at 50 ms it picks the deep reference search's move in 95 % of them, against 82 %
+# with 3e-3 (whose deeper but narrower trees miss more of what a spawn can do).
+PROBABILITY_CUTOFF = 1e-4
+# The generic path (5×5, 6×6) keeps the cutoff it had in pure Python: there, 3e-3 makes a
+# depth-4 search about 2.5 times cheaper than 1e-4, so the budget reaches a depth more.
+GENERIC_CUTOFF = 3e-3
 # The deepest search tried under a time budget (player moves, the hinted one included).
 MAX_SEARCH_DEPTH = 10
 # A depth is started only if it is predicted to end within this share of the budget; one
@@ -69,8 +70,11 @@ class Hint:
 
 
 def warm_up() -> None:
-    """Build the 4×4 tables now (about 0.2 s) instead of inside the first hint."""
-    tables4()
+    """Build the 4×4 tables and compile (or load) the 4×4 search now, not in the first hint.
+
+    About 0.3 s with numba's cache on disk, a few seconds the first time it is compiled.
+    """
+    compiled()
 
 
 def _ranks(board: Board, size: int) -> tuple[int, ...]:
@@ -97,8 +101,8 @@ def best_move(
     `budget_ms` is a hard cap on the search (depth 1 excepted: it always completes, so a valid
     move is always returned); None means no time limit, which needs `max_depth`. `max_depth`
     caps the look-ahead in player moves; without it the search deepens up to
-    `MAX_SEARCH_DEPTH` as time allows. `cutoff` overrides `PROBABILITY_CUTOFF`, for reference
-    searches and tuning (the benchmark's deep search uses the published programs' 1e-4).
+    `MAX_SEARCH_DEPTH` as time allows. `cutoff` overrides `PROBABILITY_CUTOFF` (or
+    `GENERIC_CUTOFF`), for reference searches and tuning.
     """
     start = perf_counter()
     if budget_ms is None and max_depth is None:
@@ -110,23 +114,29 @@ def best_move(
     if limit_depth is None:
         roomy = size >= 5 and ranks.count(0) > ROOMY_SHARE * size * size
         limit_depth = ROOMY_DEPTH if roomy else MAX_SEARCH_DEPTH
-    spawn_cutoff = PROBABILITY_CUTOFF if cutoff is None else cutoff
     deadline = None if budget_ms is None else start + budget_ms / 1000.0
 
-    # Both caches live for this call only (no state survives between hints). The fast path
-    # keys them by the packed board, the generic path by the tuple of rows.
-    cache: dict = {}
-    aux: dict = {}
-    # Exponent 15 fits a nibble; the fast path is exact as long as two 32768s cannot merge at
-    # the root (see `lines.slide_exponents` for what happens deeper down).
+    # Exponent 15 fits a nibble; the compiled path is exact as long as two 32768s cannot merge
+    # at the root (see `lines.slide_exponents` for what happens deeper down).
     if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
-        packed, transpose = pack(ranks)
+        packed = pack(ranks)
+        spawn_cutoff = PROBABILITY_CUTOFF if cutoff is None else cutoff
+        search = compiled()
+        search.begin()  # its transposition table's entries from earlier hints stop counting
 
         def run(depth: int, until: float | None) -> _Result:
-            return search4(packed, transpose, depth, until, spawn_cutoff, cache, aux)
+            scores, searched, cut, late = search.search(packed, depth, until, spawn_cutoff)
+            if late:
+                raise SearchTimeout
+            valued = [(d, v) for d, v in zip(DIRECTION_ORDER, scores, strict=True) if v is not None]
+            return valued, searched, cut
 
     else:
+        # Both caches live for this call only: no state survives between hints.
+        cache: dict = {}
+        aux: dict = {}
         rows, cols = to_grid(ranks, size)
+        spawn_cutoff = GENERIC_CUTOFF if cutoff is None else cutoff
 
         def run(depth: int, until: float | None) -> _Result:
             return search_generic(rows, cols, size, depth, until, spawn_cutoff, cache, aux)

@@ -44,6 +44,36 @@ async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     assert any(word in records for word in ("1 hint used", "1 hint gebruikt", "1 Tipp genutzt"))
 
 
+# Right keeps the 512 in its corner; down, the one other move, pulls it out.
+CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    ("language", "hint_label", "toast"),
+    [
+        ("en", "💡 Hint", "💡 Try ➡️ right: every other move loses the corner."),
+        ("nl", "💡 Hint", "💡 Probeer ➡️ rechts: met elke andere zet raak je de hoek kwijt."),
+        (
+            "de",
+            "💡 Tipp",
+            "💡 Versuch es mit ➡️ nach rechts: mit jedem anderen Zug verlierst du die Ecke.",
+        ),
+    ],
+)
+async def test_a_hint_says_why_in_the_players_language(api, bot, language, hint_label, toast):
+    anna = User(api, 101, "Anna", language)
+    board = await anna.open_board()
+    await put_board(bot.database, 101, 101, CORNER)
+    answer, board = await anna.tap(board, hint_label)
+    assert answer["text"] == toast
+    (marked,) = marked_arrows(board)
+    assert marked.startswith("➡️")
+    # Asked again on the same position: the same hint, the same why (and no second edit).
+    game_id = button_data(board, "⬅️").split(":")[1]
+    again = api.tap(101, 101, board.message_id, f"g:{game_id}:h", strict=False)
+    assert (await api.wait_answer(again))["text"] == toast
+
+
 async def test_no_hints_in_challenges(api, bot):
     anna = User(api, 101, "Anna")
     bob = User(api, 202, "Bob")

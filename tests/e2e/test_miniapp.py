@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 
 import aiohttp
@@ -43,6 +44,15 @@ class Page:
 
 def page(http, webbot, user_id: int, **options) -> Page:
     return Page(http, webbot.web_base, init_data(webbot.api.token, user_id, **options))
+
+
+async def catalog(http, webbot) -> dict:
+    """The texts and tile labels that come with the page, as the page reads them."""
+    async with http.get(f"{webbot.web_base}{MINIAPP_PATH}/") as response:
+        html = await response.text()
+    block = re.search(r'<script type="application/json" id="catalog">(.*?)</script>', html, re.S)
+    assert block is not None
+    return json.loads(block.group(1))
 
 
 async def opened_page(api, webbot, http, rows: list[list[int]]):
@@ -90,15 +100,13 @@ async def test_the_page_speaks_the_players_language(api, webbot, http, language,
     await put_board(webbot.database, 101, 101, [[2, 4, 0, 0]] + [[0] * 4] * 3, score=20480)
     opened = await page(http, webbot, 101, language=language).post("open", game=game_id(board))
     assert opened["language"] == language[:2]
-    assert (opened["texts"]["undo"], opened["scoreText"]) == (undo, score)
-    texts = translator(language[:2])
-    assert opened["texts"]["sizes"]["5"] == texts._("Large 5×5")
+    texts = (await catalog(http, webbot))["texts"][opened["language"]]
+    assert (texts["undo"], opened["scoreText"]) == (undo, score)
+    assert texts["sizes"]["5"] == translator(language[:2])._("Large 5×5")
 
 
-async def test_the_page_labels_every_tile_as_the_chat_does(api, webbot, http):
-    anna = User(api, 101, "Anna")
-    board = await anna.open_board()
-    tiles = (await page(http, webbot, 101).post("open", game=game_id(board)))["texts"]["tiles"]
+async def test_the_page_labels_every_tile_as_the_chat_does(webbot, http):
+    tiles = (await catalog(http, webbot))["tiles"]
     largest = max(engine.SIZES) ** 2 + 1  # the largest tile a board can hold is 2^(n²+1)
     assert tiles == {str(1 << e): render.tile_label(1 << e) for e in range(1, largest + 1)}
     assert [tiles[str(value)] for value in (2, 65536, 131072, 1 << 37)] == [
@@ -113,7 +121,7 @@ async def test_a_swipe_is_a_move_of_the_chat_game(api, webbot, http):
     anna, board, anna_page, opened = await opened_page(
         api, webbot, http, [[2, 2, 0, 0], [0] * 4, [0] * 4, [0] * 4]
     )
-    assert opened["board"][:4] == [2, 2, 0, 0] and opened["texts"]["score"] == "Score"
+    assert opened["board"][:4] == [2, 2, 0, 0]
     moved = await anna_page.post("move", game=opened["game"], seq=opened["seq"], action="left")
     assert moved["seq"] == opened["seq"] + 1 and moved["board"][0] == 4 and moved["score"] == 4
     assert list((await stored_game(webbot.database, 101, 101)).board) == moved["board"]
@@ -132,6 +140,35 @@ async def test_the_menu_button_opens_the_players_private_game(api, webbot, http)
     board = await anna.open_board()
     opened = await page(http, webbot, 101).post("open")
     assert opened["game"] == game_id(board)
+
+
+async def test_the_menu_button_starts_no_game_it_offers_the_sizes(api, webbot, http):
+    await User(api, 101, "Anna").send("/help")  # a player who has never played
+    anna = page(http, webbot, 101)
+    opened = await anna.post("open")
+    assert opened["game"] is None and not opened["active"] and opened["language"] == "en"
+    assert await count_rows(webbot.database, "games") == 0
+    await anna.post("move", 404, seq=0, action="left")
+    await anna.post("share", 404)
+    assert await count_rows(webbot.database, "games") == 0
+    mark = api.mark()
+    started = await anna.post("new", size=5)
+    assert started["size"] == 5 and started["active"] and started["seq"] == 0
+    again = await anna.post("new", size=5)  # a retry of the same request
+    assert again["game"] == started["game"] and await count_rows(webbot.database, "games") == 1
+    sent = await api.wait_request("sendMessage", after=mark, chat_id=101, timeout=30)
+    assert "Large 5×5" in sent.params["text"]
+    assert (await anna.post("open"))["game"] == started["game"]
+
+
+async def test_a_move_on_an_ended_game_points_to_the_pages_own_sizes(api, webbot, http):
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    old = game_id(board)
+    await anna.open_board("/new 5", replies=1)
+    moved = await page(http, webbot, 101).post("move", game=old, seq=0, action="left")
+    assert moved["toast"] == "This game has ended. Pick a size below to start a new one."
+    assert not moved["active"]
 
 
 @pytest.mark.parametrize(
@@ -271,6 +308,11 @@ async def test_undo_keep_going_new_game_and_share(api, webbot, http):
     assert shared["toast"] == "Your picture is in the chat."
     # Behind the paced redraws of the three moves, and drawn in a worker process.
     await api.wait_request("sendPhoto", chat_id=101, timeout=30)
+    # A client that shares to any chat itself gets the card as a prepared message.
+    prepared = await anna_page.post("share", game=state["game"], prepare=True)
+    kept = api.world.prepared_messages[prepared["prepared"]]
+    assert kept.user_id == 101 and kept.allowed == {"user", "group", "channel"}
+    assert kept.result["type"] == "photo" and "points on Classic 4×4" in kept.result["caption"]
     started = await anna_page.post("new", game=state["game"], size=5)
     assert started["size"] == 5 and started["game"] != state["game"]
     # Sent again (a retry of the same request), it is the same new game.

@@ -177,7 +177,8 @@ async def test_game_over_then_undo_makes_the_board_playable(api, bot):
         assert turn.outcome is engine.Outcome.GAME_OVER
     _, board = await anna.tap(board, "⬅️")
     assert "Game over" in board.text
-    assert set(buttons(board)) == {"↩️ Undo", "🆕 New game"}
+    # After a game: undo, a new one, or today's daily.
+    assert set(buttons(board)) == {"↩️ Undo", "🆕 New game", "📅 Daily"}
     _, board = await anna.tap(board, "↩️")
     assert "Game over" not in board.text
     assert "⬅️" in buttons(board)
@@ -208,11 +209,13 @@ async def test_rules_tips_help_and_best_in_each_language(
 EVERYWHERE = {
     "start",
     "new",
+    "daily",
     "rules",
     "tips",
     "best",
     "share",
     "replay",
+    "record",
     "view",
     "language",
     "help",

@@ -695,6 +695,33 @@ async def test_an_inline_answer_is_chosen_and_posted_via_the_bot():
         assert article["text"] == "hi" and article["entities"][0]["type"] == "italic"
 
 
+async def test_a_prepared_inline_message_is_kept_for_its_user_as_the_bot_api_describes():
+    async with FakeBotApi() as api:
+        api.add_user(USER, "Ann")
+        async with PtbBot(api.token, base_url=api.base_url) as bot:
+            api.send_text(USER, USER, "/start")
+            photo = (await bot.send_photo(USER, png())).photo[-1].file_id
+            before = time.time()
+            prepared = await bot.save_prepared_inline_message(
+                USER,
+                InlineQueryResultCachedPhoto("card", photo, caption="Beat me"),
+                allow_user_chats=True,
+                allow_group_chats=True,
+            )
+            with pytest.raises(BadRequest, match="User_id_invalid"):
+                await bot.save_prepared_inline_message(
+                    USER + 1, InlineQueryResultCachedPhoto("card", photo)
+                )
+            with pytest.raises(BadRequest, match="Wrong file identifier"):
+                await bot.save_prepared_inline_message(
+                    USER, InlineQueryResultCachedPhoto("card", "no-such-file")
+                )
+        assert prepared.id and prepared.expiration_date.timestamp() > before
+        kept = api.world.prepared_messages[prepared.id]
+        assert kept.user_id == USER and kept.allowed == {"user", "group"}
+        assert kept.result["photo_file_id"] == photo and kept.result["caption"] == "Beat me"
+
+
 async def test_a_switch_inline_button_starts_a_query_in_the_chosen_chat():
     async with FakeBotApi(inline_mode=True) as api:
         api.add_user(USER, "Ann")

@@ -16,7 +16,8 @@ import pytest
 
 from engine.board import DIRECTIONS, has_move, move
 from engine.solver import Hint, best_move
-from engine.solver.fast import evaluate4, move4, search4
+from engine.solver.common import DIRECTION_ORDER
+from engine.solver.compiled import cache_directory, compiled
 from engine.solver.generic import move_grid, search_generic, to_grid
 from engine.solver.tables4 import pack, unpack
 from tests.support.data import DATA
@@ -132,20 +133,20 @@ def test_same_board_and_depth_give_the_same_hint(size):
             assert (one.direction, one.depth, one.nodes) == (two.direction, two.depth, two.nodes)
 
 
-def test_fast_path_moves_match_the_engine():
+def test_compiled_moves_match_the_engine():
     """The packed 4×4 tables slide exactly like engine.board.move, exponents 1..15 included."""
+    search = compiled()
     rng = random.Random(2048)
     for _ in range(3000):
         ranks = [rng.choice((0, 0, 0, *range(1, 16))) for _ in range(16)]
-        while ranks.count(15) > 1:  # two 32768s never reach the fast path
+        while ranks.count(15) > 1:  # two 32768s never reach the compiled path
             ranks[ranks.index(15)] = 14
         board = tuple(1 << r if r else 0 for r in ranks)
-        packed, transpose = pack(tuple(ranks))
-        for direction in DIRECTIONS:
+        packed = pack(tuple(ranks))
+        for index, direction in enumerate(DIRECTION_ORDER):
             expected, _ = move(board, 4, direction)
-            moved, moved_transpose = move4(packed, transpose, direction)
+            moved = search.move(packed, index)
             assert tuple(1 << r if r else 0 for r in unpack(moved)) == expected
-            assert pack(unpack(moved)) == (moved, moved_transpose)  # transpose carried right
 
 
 @pytest.mark.parametrize("size", [4, 5, 6])
@@ -162,22 +163,36 @@ def test_generic_moves_match_the_engine(size):
             assert moved_cols == tuple(zip(*moved, strict=True))
 
 
-def test_fast_path_and_generic_path_agree_on_4x4():
+def test_compiled_and_generic_paths_agree_on_4x4():
     """Same tree, same evaluation: both paths value every root move alike."""
+    search = compiled()
     rng = random.Random(44)
     for _ in range(25):
         ranks = tuple(rng.choice((0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)) for _ in range(16))
-        packed, transpose = pack(ranks)
+        packed = pack(ranks)
         rows, cols = to_grid(ranks, 4)
-        assert evaluate4(packed, transpose) == pytest.approx(
+        assert search.evaluate(packed) == pytest.approx(
             sum(_line_scores(rows)) + sum(_line_scores(cols))
         )
         for depth, cutoff in ((1, 1e-4), (2, 1e-4), (3, 1e-4), (3, 3e-3), (4, 3e-2)):
-            fast, _, _ = search4(packed, transpose, depth, None, cutoff, {}, {})
+            search.begin()
+            values, _, _, late = search.search(packed, depth, None, cutoff)
+            assert not late
+            fast = [(d, v) for d, v in zip(DIRECTION_ORDER, values, strict=True) if v is not None]
             slow, _, _ = search_generic(rows, cols, 4, depth, None, cutoff, {}, {})
             assert [d for d, _ in fast] == [d for d, _ in slow]
             for (_, a), (_, b) in zip(fast, slow, strict=True):
                 assert a == pytest.approx(b, rel=1e-9)
+
+
+def test_compiled_code_is_cached_where_numba_is_told(tmp_path, monkeypatch):
+    """`NUMBA_CACHE_DIR` is honoured, and a directory that cannot be made means no cache."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert cache_directory() == tmp_path / "numba"
+    assert (tmp_path / "numba").is_dir()
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "file" / "numba"))
+    assert cache_directory() is None
 
 
 def _line_scores(lines):
@@ -208,7 +223,7 @@ def test_exponents_above_15_work_on_big_boards(size, big):
     assert hint.direction in ("left", "right")
 
 
-def test_4x4_with_tiles_beyond_the_fast_path():
+def test_4x4_with_tiles_beyond_the_compiled_path():
     """Two 32768s (which the 4-bit cells cannot merge) or a 65536 take the generic path."""
     board = _board([32768, 32768, 4, 2], [0, 8, 16, 2], [0, 0, 4, 8], [0, 0, 0, 2])
     hint = best_move(board, 4, budget_ms=None, max_depth=3)

@@ -166,14 +166,19 @@ async def test_health_is_503_with_one_line_while_the_database_is_gone(api, proxi
 
 async def test_a_real_bot_process_serves_the_mini_app_on_its_web_server(api, tmp_path, http):
     """`python -m bot` with WEBAPP_URL and PORT: the page and its API on the one web server."""
-    User(api, 101, "Anna")
+    anna = User(api, 101, "Anna")
     database = tmp_path / "bot.sqlite3"
     async with WebProcess(api, database, WEBAPP_URL=WEBAPP_URL) as bot:
+        await anna.send("/help")
         status, html = await bot.get(f"{MINIAPP_PATH}/")
         assert status == 200 and "telegram-web-app.js" in html
         init = init_data(api.token, 101)
         async with http.post(
             bot.url(f"{MINIAPP_PATH}/api/open"), json={"initData": init}
+        ) as answer:
+            assert answer.status == 200 and (await answer.json())["game"] is None
+        async with http.post(
+            bot.url(f"{MINIAPP_PATH}/api/new"), json={"initData": init, "size": 4}
         ) as answer:
             assert answer.status == 200
             opened = await answer.json()

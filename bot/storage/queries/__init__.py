@@ -1,16 +1,17 @@
 """The storage interface: every query written once for both backends, a module an aggregate.
 
 `Storage` is composed of one mixin an aggregate (players, games, records, group chats,
-challenges, the record of updates delivered, the outbox), each written over base.py's
-primitives and nothing else; a backend (sqlite.py, postgres.py) supplies those and inherits
-every query. What other aggregates read of games (a game's columns and row, the leaderboard)
-games.py offers at module level; a group's move hands back its challenges, so GroupQueries
-builds on ChallengeQueries.
+challenges, the record of updates delivered, the outbox, the daily puzzle), each written over
+base.py's primitives and nothing else; a backend (sqlite.py, postgres.py) supplies those and
+inherits every query. What other aggregates read of games (a game's columns and row, the
+leaderboard) games.py offers at module level; a group's move hands back its challenges, so
+GroupQueries builds on ChallengeQueries.
 """
 
 from __future__ import annotations
 
 from bot.storage.queries.challenges import ChallengeQueries
+from bot.storage.queries.daily import DailyQueries
 from bot.storage.queries.games import GameQueries
 from bot.storage.queries.groups import GroupQueries
 from bot.storage.queries.outbox import OutboxQueries
@@ -27,5 +28,6 @@ class Storage(
     ChallengeQueries,
     RedeliveryQueries,
     OutboxQueries,
+    DailyQueries,
 ):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""

@@ -12,12 +12,19 @@ from bot.storage.queries.games import GAME_COLUMNS, game_from_row, standings
 
 _CHALLENGE_COLUMNS = (
     "id, chat_id, chat_title, language, creator_id, size, seed, token, ends_at, message_id, "
-    "finished"
+    "finished, salt, commitment"
 )
 
 
 def _challenge_from_row(row: Row) -> Challenge:
-    return Challenge(*row[1:9], id=row[0], message_id=row[9], finished=bool(row[10]))
+    return Challenge(
+        *row[1:9],
+        salt=row[11],
+        commitment=row[12],
+        id=row[0],
+        message_id=row[9],
+        finished=bool(row[10]),
+    )
 
 
 class ChallengeQueries(StorageBase):
@@ -25,7 +32,8 @@ class ChallengeQueries(StorageBase):
         """Store `new`, created `now`: the challenge as its row holds it (numbered, no card)."""
         challenge_id = await self._insert(
             "INSERT INTO challenges (chat_id, chat_title, language, creator_id, size, seed, "
-            "token, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "token, created_at, ends_at, salt, commitment) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 new.chat_id,
                 new.chat_title,
@@ -36,6 +44,8 @@ class ChallengeQueries(StorageBase):
                 new.token,
                 now,
                 new.ends_at,
+                new.salt,
+                new.commitment,
             ),
         )
         challenge = await self.challenge(challenge_id)

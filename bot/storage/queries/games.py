@@ -15,7 +15,7 @@ from bot.storage.queries.base import Row, StorageBase
 
 GAME_COLUMNS = (
     "id, chat_id, owner_id, state, active, message_id, played_counted, challenge_id, closes_at, "
-    "hints, hint, actions, duel_of, duel_actions, duel_reported"
+    "hints, hint, actions, duel_of, duel_actions, duel_reported, daily_id"
 )
 # Best first: score, then highest tile, then fewer moves, then whoever got there first.
 _RANKING = "score DESC, highest DESC, moves ASC, score_at ASC"
@@ -38,6 +38,7 @@ def game_from_row(row: Row) -> StoredGame:
         duel_of=row[12],
         duel_actions=row[13],
         duel_reported=bool(row[14]),
+        daily_id=row[15],
     )
 
 
@@ -84,7 +85,8 @@ class GameQueries(StorageBase):
         await self._serialize(f"active:{chat_id}:{owner_id}")
         row = await self._fetchrow(
             f"SELECT {GAME_COLUMNS} FROM games "
-            "WHERE chat_id = ? AND owner_id = ? AND active = 1 AND challenge_id IS NULL"
+            "WHERE chat_id = ? AND owner_id = ? AND active = 1 AND challenge_id IS NULL "
+            "AND daily_id IS NULL"
             f"{self._for_update()}",
             (chat_id, owner_id),
         )

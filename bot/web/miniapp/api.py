@@ -25,7 +25,7 @@ from aiohttp import web
 import engine
 from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH
 from bot.models import Action, StoredGame
-from bot.outcomes import HintStatus, TapResult
+from bot.outcomes import HintStatus, TapResult, TapStatus
 from bot.presentation import miniapp, toasts
 from bot.presentation.i18n import resolve_language, translator
 from bot.services.games import GameService, move_number
@@ -55,6 +55,9 @@ class Chat(Protocol):
 
     async def share(self, stored: StoredGame, language: str) -> bool:
         """Send the game's card into its chat; False if there is nothing to show yet."""
+
+    async def prepare(self, stored: StoredGame, language: str) -> tuple[str | None, str]:
+        """The card as a message the player may send anywhere: its id, or None and why not."""
 
 
 @dataclass
@@ -132,9 +135,17 @@ class Api:
         return Call(user, resolve_language(player.language, user.language_code), body)
 
     async def _game(self, call: Call) -> StoredGame:
+        stored = await self._chosen(call)
+        if stored is None:
+            raise Refused(404, "no_game")
+        return stored
+
+    async def _chosen(self, call: Call) -> StoredGame | None:
+        """The game the call names, or without one (the menu button) the player's running
+        game in their private chat, None if there is none: opening the page starts nothing."""
         game_id = _integer(call.body, "game", optional=True)
-        if game_id is None:  # the menu button: the player's game in their private chat
-            return await self.app.games.current_or_start(call.user.id, call.user.id)
+        if game_id is None:
+            return await self.app.games.current(call.user.id, call.user.id)
         stored = await self.app.games.saved(game_id)
         if stored is None:
             raise Refused(404, "no_such_game")
@@ -150,7 +161,9 @@ class Api:
         if result is not None:
             state["status"] = str(result.status)
             state["outcome"] = None if result.outcome is None else str(result.outcome)
-            state["toast"] = toasts.tap_toast(translator(language), result)
+            t = translator(language)
+            old = result.status is TapStatus.OLD_GAME
+            state["toast"] = miniapp.old_game_toast(t) if old else toasts.tap_toast(t, result)
         return state
 
     def handler(
@@ -167,10 +180,13 @@ class Api:
         return handle
 
     async def open(self, call: Call) -> dict[str, Any]:
-        """The game and every text the page shows, in the player's language."""
-        stored = await self._game(call)
-        state = await self._state(stored, call.language)
-        state["texts"] = miniapp.page_texts(translator(call.language))
+        """The game, or the sizes to start one, and the language the page speaks."""
+        stored = await self._chosen(call)
+        if stored is None:
+            best = await self.app.games.best_score(call.user.id, engine.SIZES[0])
+            state = miniapp.no_game(translator(call.language), best)
+        else:
+            state = await self._state(stored, call.language)
         state["language"] = call.language
         return state
 
@@ -207,39 +223,62 @@ class Api:
         return state
 
     async def new(self, call: Call) -> dict[str, Any]:
-        """A new game where the page's game is; sent again, it is the same new game."""
-        stored = await self._game(call)
+        """A new game where the page's game is, or in the player's private chat when the
+        page has none (a game of that size nobody has moved in is that new game); sent
+        again, it is the same new game."""
         size = _integer(call.body, "size")
         if size not in engine.SIZES:
             raise Refused(400, "bad_size")
-        delivery = f"wn{stored.id}:{move_number(stored)}"
-        started = await self.app.games.start(stored.chat_id, call.user.id, size, delivery)
+        if _integer(call.body, "game", optional=True) is None:
+            started = await self.app.games.start(
+                call.user.id, call.user.id, size, keep_unplayed=True
+            )
+        else:
+            stored = await self._game(call)
+            delivery = f"wn{stored.id}:{move_number(stored)}"
+            started = await self.app.games.start(stored.chat_id, call.user.id, size, delivery)
         await self.app.chat.redraw(started, call.language)
         return await self._state(started, call.language)
 
     async def share(self, call: Call) -> dict[str, Any]:
+        """The card into the game's chat; with `prepare`, for a client that shares it to any
+        chat itself, the prepared message's id instead."""
         stored = await self._game(call)
-        shared = await self.app.chat.share(stored, call.language)
         state = await self._state(stored, call.language)
+        if call.body.get("prepare") is True:
+            state["prepared"], state["toast"] = await self.app.chat.prepare(stored, call.language)
+            return state
+        shared = await self.app.chat.share(stored, call.language)
         state["toast"] = miniapp.share_toast(translator(call.language), shared)
         return state
 
 
-# The page loads its own files and Telegram's script, and talks to its own server only.
-# Telegram's web clients show Mini Apps in a frame, so framing is left to them.
+# The page loads its own files and Telegram's script, and talks to its own server only; no
+# inline script runs (the texts that come with the page are JSON, which is never run).
+# Styles may be inline because Telegram's script, in Telegram Web's frame, adds a <style>
+# element that Telegram Web fills with its own rules: refused, every launch logs a policy
+# error and Telegram Web's style never applies. A style can run no script, and what it could
+# load is held to this origin by img-src and default-src. Telegram's web clients show Mini
+# Apps in a frame, so framing is left to them.
 PAGE_HEADERS = {
     "Cache-Control": "no-cache",
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
-        "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+        "default-src 'none'; script-src 'self' https://telegram.org; "
+        "style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; "
+        "base-uri 'none'; form-action 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
 
 
-async def _index(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+def page_html() -> bytes:
+    """index.html with every language's texts in it, as JSON the page reads before its first
+    call: `</` is escaped so that no text can end the element early."""
+    catalog = json.dumps(miniapp.page_catalog(), ensure_ascii=False, separators=(",", ":"))
+    block = '<script type="application/json" id="catalog">' + catalog.replace("</", "<\\/")
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    return html.replace('<script type="application/json" id="catalog">', block, 1).encode()
 
 
 def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
@@ -248,8 +287,15 @@ def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
     calls["share"] = api.share
 
+    page = page_html()
+
+    async def index(request: web.Request) -> web.Response:
+        return web.Response(
+            body=page, content_type="text/html", charset="utf-8", headers=PAGE_HEADERS
+        )
+
     def register(server: web.Application) -> None:
-        server.router.add_get(f"{prefix}/", _index)
+        server.router.add_get(f"{prefix}/", index)
         server.router.add_static(f"{prefix}/static", STATIC)
         for name, work in calls.items():
             server.router.add_post(f"{prefix}/api/{name}", api.handler(work))

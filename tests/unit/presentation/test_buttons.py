@@ -18,7 +18,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 import engine
-from bot.presentation import captions, leaderboards, render
+from bot.presentation import captions, daily, leaderboards, render
 from bot.presentation.i18n import LANGUAGES, translator
 
 ROW_WIDTH = 40
@@ -56,12 +56,18 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         render.board_keyboard(t, 1, _game(full, undos_left=0), share=True),
         render.board_keyboard(t, 1, playing, webapp="https://example.org/app/"),
         render.board_keyboard(t, 1, won, share=True, webapp="https://example.org/app/"),
+        render.board_keyboard(
+            t, 1, _game(full, history=(snapshot,), moves=1, undos_left=1), offer_daily=True
+        ),
+        render.board_keyboard(t, 1, playing, ended=True, share=True, offer_daily=True),
     ]
     return {
         "board_keyboard": boards,
         "size_menu": [render.size_menu(t)],
         "language_menu": [render.language_menu()],
         "current_board_keyboard": [render.current_board_keyboard(t)],
+        "daily_keyboard": [render.daily_keyboard(t)],
+        "daily_link_keyboard": [daily.daily_link_keyboard(t, "https://t.me/bot?start=x")],
         "challenge_keyboard": [leaderboards.challenge_keyboard(t, "https://t.me/bot?start=x")],
         "card_keyboard": [
             captions.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", shared=1),
@@ -73,7 +79,7 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
 def test_every_keyboard_builder_is_measured():
     builders = {
         name
-        for module in (render, leaderboards, captions)
+        for module in (render, leaderboards, captions, daily)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and inspect.signature(function).return_annotation.startswith("InlineKeyboardMarkup")

@@ -344,6 +344,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "challenges",
         "chat_pace",
         "chats",
+        "dailies",
         "deliveries",
         "games",
         "job_claims",

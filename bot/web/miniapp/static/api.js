@@ -2,9 +2,13 @@
  * signed for the page; each answer is the game as committed. A refusal is an ApiError whose
  * `reason` says what the page can do about it, so no caller reads a message's words. */
 
-/* Why a call was refused: "throttled" (send again after `retryAfter` seconds), "expired"
- * (the initData proves nothing any more: only reopening the page helps), or "failed" (any
- * other status). A call that never reached the server rejects with fetch's own TypeError. */
+// A call with no answer by then is taken as lost, as a dropped connection is.
+const TIMEOUT_MS = 10_000;
+
+/* Why a call failed: "throttled" (send again after `retryAfter` seconds), "offline" (no
+ * answer: the network, a timeout or a server that is down; the same call may be sent again),
+ * "expired" (the initData proves nothing any more: only reopening the page helps), or
+ * "failed" (the server refused the call itself). */
 export class ApiError extends Error {
   constructor(reason, message, retryAfter = 0) {
     super(message);
@@ -14,17 +18,33 @@ export class ApiError extends Error {
   }
 }
 
-export async function call(initData, name, body) {
-  const response = await fetch(`api/${name}`, {
+/* The one place a request is built: where it goes and what proves who sends it. */
+function request(initData, name, body) {
+  return new Request(`api/${name}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ initData, ...body }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
   });
+}
+
+export async function call(initData, name, body) {
+  let response;
+  try {
+    response = await fetch(request(initData, name, body));
+  } catch (error) {
+    throw new ApiError("offline", error.message);
+  }
   if (response.status === 429) {
     const seconds = Number(response.headers.get("Retry-After")) || 1;
     throw new ApiError("throttled", "throttled", seconds);
   }
   if (response.status === 401) throw new ApiError("expired", "expired");
+  if (response.status >= 500) throw new ApiError("offline", `status ${response.status}`);
   if (!response.ok) throw new ApiError("failed", `status ${response.status}`);
-  return response.json();
+  try {
+    return await response.json();
+  } catch (error) {
+    throw new ApiError("offline", error.message);
+  }
 }

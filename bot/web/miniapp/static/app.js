@@ -3,28 +3,88 @@
  * The page never decides a tile: it slides locally (slide.js) to start the animation at once,
  * and the answer brings the board as committed, with the new tile. Swipes that come faster
  * than answers wait in a queue and go out one at a time, in order, each with the sequence
- * number of the position it was meant for. Here are the queue and Telegram's side of the
- * page; api.js calls the server, board.js draws, input.js reads keys and swipes. */
+ * number of the position it was meant for. A call that gets no answer is sent again, the
+ * same, with growing pauses until one comes; meanwhile the page says so and takes no new
+ * move. Here are the queue and the retries; api.js calls the server, board.js draws,
+ * input.js reads keys and swipes, telegram.js speaks to Telegram. */
 
 import { ApiError, call } from "./api.js";
 import { $, Board, SLIDE_MS } from "./board.js";
 import { listen } from "./input.js";
 import { DIRECTIONS, slide } from "./slide.js";
+import {
+  gameStarted,
+  haptic,
+  load,
+  save,
+  setUp,
+  shareMessage,
+  sharesMessages,
+  telegramLanguage,
+  tg,
+} from "./telegram.js";
 
-const tg = window.Telegram.WebApp;
+const catalog = JSON.parse($("catalog").textContent);
 const board = new Board({ act, startNew });
 const gameParam = new URLSearchParams(location.search).get("game");
+// Seconds between attempts at a call that got no answer: growing, then every 15 s.
+const BACKOFF = [1, 2, 4, 8, 15];
 
 let state = null; // the game as the server last answered
 let queue = []; // actions waiting for the answer before them
 let sending = false;
+let offline = false;
+let wake = null; // ends the pause before the next attempt at once
 
-const post = (name, body) => call(tg.initData, name, body);
 const refused = (error, reason) => error instanceof ApiError && error.reason === reason;
+const opening = () => ({ game: state ? state.game : gameParam ? Number(gameParam) : null });
 
-/* What the toast says when a call fails for a reason other than the throttle. */
+function pause(seconds) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      wake = null;
+      resolve();
+    };
+    const timer = setTimeout(done, seconds * 1000);
+    wake = done;
+  });
+}
+
+function setOffline(lost) {
+  if (offline === lost) return;
+  offline = lost;
+  document.body.dataset.offline = String(lost);
+  if (lost && state) board.say(board.texts.offline);
+  if (!lost) board.say("");
+}
+
+/* A call, sent again after a lost connection or the throttle until it is answered; a refusal
+ * of the call itself (an expired page, a bad request) ends it. `lost` says what the page
+ * shows while it waits. */
+async function post(name, body, lost = () => {}) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const answer = await call(tg.initData, name, body);
+      setOffline(false);
+      return answer;
+    } catch (error) {
+      if (refused(error, "throttled")) {
+        board.say(board.texts.busy);
+        await pause(error.retryAfter);
+      } else if (refused(error, "offline")) {
+        setOffline(true);
+        lost();
+        await pause(BACKOFF[Math.min(attempt, BACKOFF.length - 1)]);
+      } else {
+        throw error;
+      }
+    }
+  }
+}
+
 function trouble(error) {
-  return refused(error, "expired") ? board.texts.expired : board.texts.offline;
+  board.say(refused(error, "expired") ? board.texts.expired : board.texts.unreached);
 }
 
 function applyTheme() {
@@ -42,13 +102,6 @@ function applyTheme() {
     if (theme[key]) root.setProperty(variable, theme[key]);
   }
   document.body.classList.toggle("dark", tg.colorScheme === "dark");
-  const insets = { ...(tg.safeAreaInset || {}) };
-  for (const [side, value] of Object.entries(tg.contentSafeAreaInset || {})) {
-    insets[side] = (insets[side] || 0) + value;
-  }
-  for (const side of ["top", "bottom", "left", "right"]) {
-    root.setProperty(`--tg-safe-${side}`, `${insets[side] || 0}px`);
-  }
 }
 
 function show(next, predicted) {
@@ -62,18 +115,19 @@ function setIdle() {
 
 async function send(action) {
   const before = state;
-  let predicted = null;
+  let result = null;
   if (DIRECTIONS.includes(action)) {
-    const result = slide(before.board, before.size, action);
+    result = slide(before.board, before.size, action);
     if (!result.changed || before.won || before.over || !before.active) return;
-    if (board.slide(result) && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
-    predicted = result.board;
+    if (board.slide(result)) haptic();
   }
   const [answer] = await Promise.all([
     post("move", { game: before.game, seq: before.seq, action }),
-    new Promise((resolve) => setTimeout(resolve, predicted ? SLIDE_MS : 0)),
+    new Promise((resolve) => setTimeout(resolve, result ? SLIDE_MS : 0)),
   ]);
-  show(answer, answer.seq === before.seq + 1 ? predicted : null);
+  const predicted = answer.seq === before.seq + 1 ? result : null;
+  show(answer, predicted?.board);
+  board.announce(action, predicted);
 }
 
 async function pump() {
@@ -82,20 +136,13 @@ async function pump() {
   setIdle();
   try {
     while (queue.length) {
-      const action = queue[0];
       try {
-        await send(action);
+        await send(queue[0]);
         queue.shift();
       } catch (error) {
-        if (refused(error, "throttled")) {
-          board.say(board.texts.busy);
-          board.drawTiles();
-          await new Promise((resolve) => setTimeout(resolve, error.retryAfter * 1000));
-        } else {
-          queue = [];
-          board.say(trouble(error));
-          await resync();
-        }
+        queue = [];
+        trouble(error);
+        if (!refused(error, "expired")) await resync();
       }
     }
   } finally {
@@ -106,30 +153,57 @@ async function pump() {
 
 function act(action) {
   if (!state) return;
+  if (offline) {
+    board.say(board.texts.unsent);
+    return;
+  }
   queue.push(action);
   setIdle();
   pump();
 }
 
+/* A button's call (hint, share, new game); true once it is answered. */
 async function once(name, body) {
+  if (offline) {
+    board.say(board.texts.unsent);
+    return false;
+  }
   try {
     show(await post(name, { game: state.game, ...body }));
+    return true;
   } catch (error) {
-    board.say(refused(error, "throttled") ? board.texts.busy : trouble(error));
+    trouble(error);
+    return false;
+  }
+}
+
+/* 📤: the card to a chat the player picks where the client can (shareMessage), else into
+ * the game's own chat. */
+async function share() {
+  if (!sharesMessages()) {
+    await once("share", {});
+  } else if ((await once("share", { prepare: true })) && state.prepared) {
+    shareMessage(state.prepared);
   }
 }
 
 async function startNew(size) {
   queue = [];
-  await once("new", { size });
+  if (await once("new", { size })) gameStarted();
 }
 
 async function resync() {
   try {
-    show(await post("open", { game: state ? state.game : gameParam ? Number(gameParam) : null }));
+    show(await post("open", opening()));
   } catch (error) {
-    board.say(trouble(error));
+    trouble(error);
   }
+}
+
+async function togglePalette() {
+  const on = !document.body.classList.contains("contrast");
+  board.contrast(on);
+  save("palette", on ? "contrast" : "");
 }
 
 function wire() {
@@ -137,28 +211,37 @@ function wire() {
   $("undo").addEventListener("click", () => act("undo"));
   $("hint").addEventListener("click", () => once("hint", {}));
   $("new").addEventListener("click", () => board.showSizes());
-  $("share").addEventListener("click", () => once("share", {}));
-  tg.BackButton.onClick(() => tg.close());
+  $("share").addEventListener("click", share);
+  $("contrast").addEventListener("click", togglePalette);
+  $("retry").addEventListener("click", () => wake?.());
   tg.onEvent("themeChanged", applyTheme);
-  tg.onEvent("safeAreaChanged", applyTheme);
-  tg.onEvent("contentSafeAreaChanged", applyTheme);
   setInterval(() => board.tick(), 1000);
 }
 
-async function start() {
-  tg.ready();
-  tg.expand();
-  tg.BackButton.show();
-  applyTheme();
-  wire();
+/* The first call: until it is answered the page says, in Telegram's language, why there is
+ * no game yet, and offers to try again at once. */
+async function open() {
   try {
-    const opened = await post("open", { game: gameParam ? Number(gameParam) : null });
-    board.speak(opened.texts);
+    const lost = () => board.unreached(board.texts.unreached, true);
+    const opened = await post("open", opening(), lost);
+    board.unreached(null);
+    board.speak(catalog.texts[opened.language], catalog.tiles);
     document.documentElement.lang = opened.language;
     show(opened);
   } catch (error) {
-    board.say(refused(error, "expired") ? "⚠️ initData" : `⚠️ ${error.message}`);
+    board.unreached(refused(error, "expired") ? board.texts.expired : board.texts.unreached, false);
   }
+}
+
+async function start() {
+  const language = telegramLanguage(catalog.texts);
+  board.speak(catalog.texts[language], catalog.tiles);
+  document.documentElement.lang = language;
+  setUp();
+  applyTheme();
+  wire();
+  load("palette").then((palette) => board.contrast(palette === "contrast"));
+  await open();
   setIdle();
   document.body.dataset.ready = "true";
 }

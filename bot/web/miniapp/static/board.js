@@ -1,8 +1,10 @@
 /* What the page draws: the cells, the tiles and their slides, the figures, the banner and
  * the toast. It draws the game it is given and decides nothing; the banner's buttons call
- * back into the page through `actions`. */
+ * back into the page through `actions`. The tiles are pictures only: a screen reader reads
+ * the cells, a grid that holds each cell's value, and hears each move's result. */
 
-export const SLIDE_MS = 100; // as long as style.css's --slide
+// As long as style.css's --slide; a player who asks for less motion gets instant moves.
+export const SLIDE_MS = matchMedia("(prefers-reduced-motion: reduce)").matches ? 0 : 100;
 // The page's elements, by id.
 export const $ = (id) => document.getElementById(id);
 
@@ -18,21 +20,56 @@ export class Board {
   constructor(actions) {
     this.actions = actions;
     this.texts = {};
+    this.labels = {}; // every tile's label, by value
     this.state = null; // the game last drawn
     this.tiles = new Map(); // cell index -> tile element
     this.receivedAt = 0;
   }
 
-  /* The page's fixed texts, and every tile's label, in the player's language. */
-  speak(texts) {
+  /* The page's fixed texts in the player's language, and every tile's label. */
+  speak(texts, labels) {
     this.texts = texts;
+    this.labels = labels;
     for (const element of document.querySelectorAll("[data-text]")) {
       element.textContent = texts[element.dataset.text];
     }
+    for (const element of document.querySelectorAll("[data-label]")) {
+      element.setAttribute("aria-label", texts[element.dataset.label]);
+      element.title = texts[element.dataset.label];
+    }
+    if (this.state) this.drawFigures();
   }
 
   say(text) {
     $("toast").textContent = text || "";
+  }
+
+  /* Why there is no game to show (null: there is one), and whether trying again may help. */
+  unreached(text, retry) {
+    $("unreached").hidden = text === null;
+    $("unreached-text").textContent = text || "";
+    $("retry").hidden = !retry;
+  }
+
+  contrast(on) {
+    document.body.classList.toggle("contrast", on);
+    $("contrast").setAttribute("aria-pressed", String(on));
+  }
+
+  /* A move's result, for a screen reader: the direction, the tiles it merged (when the
+   * page's slide foresaw the answer), the score, and the banner's news. */
+  announce(action, result) {
+    const { texts, state } = this;
+    const parts = [texts.directions[action] ? `${texts.directions[action]}.` : ""];
+    const merged = (result?.moves || []).filter((move, i, all) => {
+      return move.merged && all.findIndex((other) => other.to === move.to) === i;
+    });
+    if (merged.length) {
+      const tiles = merged.map((move) => this.labels[move.value * 2]).join(", ");
+      parts.push(texts.merged.replace("{tiles}", tiles));
+    }
+    parts.push(`${texts.score}: ${state.scoreText}.`, state.banner || "");
+    $("said").textContent = parts.filter(Boolean).join(" ");
   }
 
   place(element, index) {
@@ -42,7 +79,7 @@ export class Board {
 
   makeTile(value, index, effect) {
     const tile = document.createElement("div");
-    const text = this.texts.tiles[value];
+    const text = this.labels[value];
     tile.className =
       "tile v" +
       Math.min(value, 2048) +
@@ -60,13 +97,32 @@ export class Board {
     const size = this.state.size;
     $("board").style.setProperty("--n", size);
     const cells = $("cells");
+    cells.setAttribute("role", "grid");
     cells.replaceChildren();
-    for (let index = 0; index < size * size; index++) {
-      const cell = document.createElement("div");
-      cell.className = "cell";
-      this.place(cell, index);
-      cells.appendChild(cell);
+    for (let r = 0; r < size; r++) {
+      const row = document.createElement("div");
+      row.className = "row";
+      row.setAttribute("role", "row");
+      for (let c = 0; c < size; c++) {
+        const cell = document.createElement("div");
+        cell.className = "cell";
+        cell.setAttribute("role", "gridcell");
+        this.place(cell, r * size + c);
+        row.appendChild(cell);
+      }
+      cells.appendChild(row);
     }
+  }
+
+  /* Each cell says its value, as the server has it. */
+  labelCells() {
+    const { board } = this.state;
+    $("cells")
+      .querySelectorAll(".cell")
+      .forEach((cell, index) => {
+        const value = board[index] ? this.labels[board[index]] : this.texts.empty;
+        cell.setAttribute("aria-label", value);
+      });
   }
 
   /* The whole board as the server has it, with no slide. */
@@ -101,9 +157,12 @@ export class Board {
     $("moves").textContent = state.movesText;
     $("undos").textContent = state.undos;
     $("clock").textContent = this.clockText();
+    $("cells").setAttribute("aria-label", `${texts.board} ${state.title}`);
+    this.labelCells();
     $("undo").disabled = !state.canUndo || !state.active;
     $("hint").hidden = !state.hints;
     $("hint").disabled = state.won || state.over || !state.active;
+    $("share").disabled = state.game === null;
     const buttons = $("banner-buttons");
     buttons.replaceChildren();
     if (state.won && state.active) {
@@ -119,6 +178,7 @@ export class Board {
     }
     $("banner").hidden = buttons.childElementCount === 0;
     $("banner-text").textContent = state.banner || (state.active ? "" : texts.pick);
+    document.body.dataset.game = state.game;
     document.body.dataset.seq = state.seq;
     document.body.dataset.board = state.board.join(",");
     document.body.dataset.score = state.score;
