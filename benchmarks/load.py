@@ -156,20 +156,22 @@ async def _fresh_schema(url: str) -> AsyncIterator[str]:
         await connection.close()
 
 
-async def _wait_listening(port: int, process: asyncio.subprocess.Process) -> None:
+async def _wait_serving(port: int, process: asyncio.subprocess.Process) -> None:
+    """Until the process's /healthz says 200: its web server answers 503 while it starts."""
     deadline = time.monotonic() + 60
     while True:
         if process.returncode is not None:
             raise RuntimeError("a bot process exited during start-up")
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.1)
-            continue
-        writer.close()
-        return
+        with contextlib.suppress(OSError):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /healthz HTTP/1.0\r\n\r\n")
+            status = await reader.readline()
+            writer.close()
+            if status.split()[1:2] == [b"200"]:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError("a bot process did not serve within 60 s")
+        await asyncio.sleep(0.1)
 
 
 @contextlib.asynccontextmanager
@@ -216,7 +218,7 @@ async def serving(
                 )
             if setup.webhook:
                 for port, process in zip(ports, processes, strict=True):
-                    await _wait_listening(port, process)
+                    await _wait_serving(port, process)
                 api.webhook_targets = [f"http://127.0.0.1:{port}/load" for port in ports]
             else:
                 await api.wait_request("getUpdates", timeout=60)

@@ -30,7 +30,7 @@ from bot import __version__
 from bot.config import ConfigError, load_config, load_log_level, settings_help
 from bot.lifecycle import run
 from bot.logs import configure_logging
-from bot.startup import TokenRejected, reach_telegram
+from bot.startup import TokenRejected
 from bot.storage import StorageUnavailable
 from bot.web.server import ListenError
 
@@ -151,8 +151,6 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         return 2
     configure_logging(config.log_level, config.secrets)
     try:
-        if not asyncio.run(reach_telegram(config)):
-            return 0  # stopped while waiting for the network
         asyncio.run(run(config))
     except (TokenRejected, InvalidToken) as error:
         print(

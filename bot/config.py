@@ -98,8 +98,10 @@ SETTINGS = (
     ),
     Setting(
         "METRICS",
-        "on",
-        "Prometheus /metrics: on (on the web server), off, or host:port to serve it there alone",
+        "",
+        "Prometheus /metrics: on (on the web server), local (there, to this machine only), off,"
+        " or host:port to serve it there alone; unset: local with WEBHOOK_URL or WEBAPP_URL,"
+        " else on",
     ),
 )
 DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
@@ -195,9 +197,11 @@ class Config:
     # has one, on the webhook's port.
     web_port: int | None = None
     web_listen: str = DEFAULTS["LISTEN"]  # LISTEN
-    # /metrics (METRICS): served on the web server (on), not at all (off), or only on an
-    # address of its own, such as 127.0.0.1:9108 (`metrics_address`).
+    # /metrics (METRICS): served on the web server (on), to this machine's peers alone there
+    # (local: `metrics_local`), not at all (off), or only on an address of its own, such as
+    # 127.0.0.1:9108 (`metrics_address`).
     metrics: bool = True
+    metrics_local: bool = False
     metrics_address: tuple[str, int] | None = None
 
     @property
@@ -285,18 +289,22 @@ def load_port(env: Mapping[str, str]) -> int | None:
     return int(raw_port)
 
 
-def load_metrics(env: Mapping[str, str]) -> tuple[bool, tuple[str, int] | None]:
-    """METRICS: on, off, or host:port (served there alone); (served, own address)."""
-    raw = setting(env, "METRICS").lower()
-    if raw in ("on", "off"):
-        return raw == "on", None
+def load_metrics(
+    env: Mapping[str, str], *, public: bool
+) -> tuple[bool, bool, tuple[str, int] | None]:
+    """METRICS: on, local, off, or host:port (served there alone); (served, to this machine
+    only, own address). Unset, it is local when the web server has a public address
+    (`public`: a webhook or a Mini App), else on."""
+    raw = setting(env, "METRICS").lower() or ("local" if public else "on")
+    if raw in ("on", "off", "local"):
+        return raw != "off", raw == "local", None
     host, colon, port = raw.rpartition(":")
     if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
         raise ConfigError(
-            "METRICS must be on, off, or the host:port to serve /metrics on alone "
+            "METRICS must be on, local, off, or the host:port to serve /metrics on alone "
             "(such as 127.0.0.1:9108)."
         )
-    return True, (host.strip("[]"), int(port))
+    return True, False, (host.strip("[]"), int(port))
 
 
 def load_listen(env: Mapping[str, str]) -> str:
@@ -374,7 +382,9 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
             "WEBAPP_URL is set but PORT is not: the Mini App is served by the bot's web "
             "server, which runs when polling only if PORT says where."
         )
-    metrics, metrics_address = load_metrics(env)
+    metrics, metrics_local, metrics_address = load_metrics(
+        env, public=hook is not None or webapp_url is not None
+    )
     return Config(
         token=token,
         base_url=base_url,
@@ -388,5 +398,6 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
         web_port=load_port(env),
         web_listen=load_listen(env),
         metrics=metrics,
+        metrics_local=metrics_local,
         metrics_address=metrics_address,
     )

@@ -5,15 +5,21 @@ run this module, in this order:
 
 1. `opened`: the SQLite file's lock (or PostgreSQL's updates lock), the storage, the runtime
    (bot/wiring.py), the Application (bot/app.py) and the Mini App's API; no call to Telegram.
-2. `serving`: the Application initialized (Telegram's getMe), the bot's menus and
-   descriptions, the challenges' end jobs and the repeating jobs, the Application started,
-   the web servers, then the updates: long polling, or the webhook set.
+2. `serving`: the web servers (/healthz says "waiting for Telegram", and every other route
+   503, until the Application has started), then Telegram's getMe, asked until it answers
+   (bot/startup.py), the challenges' end jobs and the repeating jobs, the Application
+   started, then the updates: long polling, or the webhook set. The bot's menus and
+   descriptions (bot/profile.py) are set in the background from then on: nothing cosmetic
+   holds up the start.
 
 Each step's undoing is pushed as it is taken, so whatever ends the run undoes exactly what was
-done, in reverse: the updates stop first; the web servers; a picture being drawn gets
-`RENDER_GRACE`; the Application stops, the chats' queues get `SHUTDOWN_DRAIN` to go out and
-what did not go is left owed; the database closes last, then the locks. The playground starts
-its own Telegram stand-in between the two halves, which is the only reason they are two.
+done, in reverse: the menus' calls end; the updates stop; the web servers refuse new work and
+finish the requests they have; a picture being drawn gets `RENDER_GRACE`; the Application
+stops, the chats' queues get `SHUTDOWN_DRAIN` to go out and what did not go is left owed;
+the database closes last, then the locks. A stop signal that comes before the bot serves cancels the
+start where it is, and `STOP_DEADLINE` bounds a stop whatever it waits on. The playground
+starts its own Telegram stand-in between the two halves, which is the only reason they are
+two.
 """
 
 from __future__ import annotations
@@ -21,15 +27,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from telegram import Update
-from telegram.error import InvalidToken, NetworkError
+from telegram.error import Conflict, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
 from bot import metrics, profile
@@ -41,10 +49,11 @@ from bot.chat.jobs import Callback, bounded, limit_for
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
 from bot.services.redelivery import KEEP_SECONDS
-from bot.startup import TokenRejected
+from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
 from bot.transport.telegram_health import TelegramHealth
+from bot.web.health import Health
 from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import MiniApp
 from bot.web.routes import route_sets
@@ -69,6 +78,11 @@ FORGET_DELIVERIES_EVERY = 3600.0
 FORGET_PACES_AFTER = 3600.0
 # Seconds the long poll waits for an update before asking again.
 POLL_TIMEOUT = 10
+# At shutdown, seconds a call setting the menus, already on its way, gets to finish.
+INTRODUCTION_GRACE = 2.0
+# Seconds a stop may take, whatever it waits on, before the process exits regardless: a
+# supervisor's own patience is often 10 s, after which it kills.
+STOP_DEADLINE = 9.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +93,11 @@ class BotProcess:
     runtime: Runtime
     application: Application
     miniapp: MiniApp
+    health: Health
     # With PostgreSQL, who takes the updates; its `lost` ends the run.
     updates_lock: UpdatesLock | None = None
+    # Set once the menus and descriptions have been set, or given up on.
+    introduced: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def telegram(self) -> TelegramHealth:
@@ -136,7 +153,10 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             chat=ChatEcho(application),
             max_age=config.webapp_max_age,
         )
-        yield BotProcess(config, runtime, application, miniapp, updates_lock)
+        telegram = application.bot_data.telegram
+        assert telegram is not None
+        health = Health(storage.schema_version, telegram)
+        yield BotProcess(config, runtime, application, miniapp, health, updates_lock)
 
 
 @asynccontextmanager
@@ -144,20 +164,28 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
     """Telegram's side of an opened process, from getMe to the updates, undone in reverse."""
     config, runtime, application = process.config, process.runtime, process.application
     async with AsyncExitStack() as steps:
+        # Serving /healthz (and refusing all else) from here; stopped again below, after the
+        # updates and before the Application, so that the requests in flight finish.
+        servers = _web_servers(process)
+        for server in servers:
+            await server.start()
+            steps.push_async_callback(server.stop)
+        await reach_telegram(application.bot, config)
         await application.initialize()
         steps.push_async_callback(application.shutdown)
         if config.hint_workers_at_start:
             runtime.workers.start_workers()
-        await profile.introduce(application, runtime.miniapp_page)
         await schedule_open_challenges(application)
         _schedule_jobs(application, config, runtime)
         await application.start()
         steps.push_async_callback(_stop, application, runtime)
         # Before the Application's stop, which waits for every update's work to end.
         steps.push_async_callback(runtime.workers.stop, grace=RENDER_GRACE)
-        for server in _web_servers(process):
-            await server.start()
+        for server in servers:
             steps.push_async_callback(server.stop)
+        # The webhook's updates and the Mini App's calls can be handled from here on.
+        process.health.start_serving()
+        steps.callback(process.health.stop_serving)
         if config.webhook is None:
             assert application.updater is not None
             await application.updater.start_polling(
@@ -165,10 +193,17 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
                 timeout=poll_timeout,
                 allowed_updates=Update.ALL_TYPES,
                 drop_pending_updates=False,
+                error_callback=_polling_failed,
             )
             steps.push_async_callback(application.updater.stop)
         else:
             await _set_webhook(application, config.webhook)
+        stopping = asyncio.Event()
+        introducing = asyncio.create_task(
+            profile.introduce(application, runtime.miniapp_page, stopping), name="introduce"
+        )
+        introducing.add_done_callback(lambda task: _introduced(task, process.introduced))
+        steps.push_async_callback(_stop_introducing, introducing, stopping)
         log.info("bot @%s ready, database %r", application.bot.username, runtime.storage)
         yield
 
@@ -183,6 +218,9 @@ async def running(config: Config, poll_timeout: int = POLL_TIMEOUT) -> AsyncIter
 async def run(config: Config) -> None:
     """Run the bot until SIGINT or SIGTERM.
 
+    A stop signal before the bot serves (while it waits for Telegram, say) cancels the start;
+    whatever the stop then waits on, the process is gone within `STOP_DEADLINE`.
+
     Raises TokenRejected when Telegram refuses the token while the bot runs: nothing can
     work again until an operator changes it, so the process ends and its supervisor sees.
     Raises StorageUnavailable when another process took the updates lock while this one had
@@ -195,6 +233,32 @@ async def run(config: Config) -> None:
     handlers = logging.getLogger().handlers
     for handler in handlers:
         handler.addFilter(_no_token_traceback)
+    serving_now = asyncio.Event()
+    body = asyncio.ensure_future(_serve(config, stop, serving_now))
+    deadline: threading.Timer | None = None
+    try:
+        await _until_done(body, stop)
+        if stop.is_set():
+            deadline = threading.Timer(STOP_DEADLINE, _exit_late)
+            deadline.daemon = True
+            deadline.start()
+            if not serving_now.is_set():
+                body.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await body
+    finally:
+        if deadline is not None:
+            deadline.cancel()
+        for handler in handlers:
+            handler.removeFilter(_no_token_traceback)
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+    if not body.cancelled() and body.result():
+        raise TokenRejected("Unauthorized")
+
+
+async def _serve(config: Config, stop: asyncio.Event, serving_now: asyncio.Event) -> bool:
+    """The bot, until `stop` or a refused token; True for the latter."""
     refused = asyncio.Event()
     lock = None
     try:
@@ -202,26 +266,36 @@ async def run(config: Config) -> None:
             refused = process.telegram.token_refused
             lock = process.updates_lock
             async with serving(process):
+                serving_now.set()
                 log.info("running")
                 await _until(stop, refused, *([] if lock is None else [lock.lost]))
     except InvalidToken:  # the polling loop's end, raised again as it is stopped
         if not refused.is_set():
             raise
-    finally:
-        for handler in handlers:
-            handler.removeFilter(_no_token_traceback)
-        for sig in STOP_SIGNALS:
-            loop.remove_signal_handler(sig)
-    if refused.is_set():
-        raise TokenRejected("Unauthorized")
-    if lock is not None and lock.lost.is_set():
+    if lock is not None and lock.lost.is_set() and not refused.is_set():
         raise StorageUnavailable(lock.reason)
+    return refused.is_set()
+
+
+def _exit_late() -> None:
+    """The stop's last resort, from a thread of its own: whatever holds the loop up."""
+    log.error("still stopping after %g s; exiting now, what was not sent stays owed", STOP_DEADLINE)
+    os._exit(1)
 
 
 def _no_token_traceback(record: logging.LogRecord) -> bool:
     """A call that met the refused token logs its traceback; the process says it in one line
     as it ends (bot/__main__.py), whichever call met it first."""
     return record.exc_info is None or not isinstance(record.exc_info[1], InvalidToken)
+
+
+async def _until_done(body: asyncio.Future[bool], stop: asyncio.Event) -> None:
+    """Wait for the bot's run to end by itself or for a stop signal, whichever comes first."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([body, stopped], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
 
 
 async def _until(*events: asyncio.Event) -> None:
@@ -239,11 +313,34 @@ def _web_servers(process: BotProcess) -> list[WebServer]:
     config = process.config
     servers = []
     if config.web_address is not None:
-        routes = route_sets(config, process.application, process.miniapp)
+        routes = route_sets(config, process.application, process.miniapp, process.health)
         servers.append(WebServer(build_web_app(routes), *config.web_address))
     if config.metrics_address is not None:  # an address of its own, such as localhost's
-        servers.append(WebServer(build_web_app([metrics_routes]), *config.metrics_address))
+        servers.append(WebServer(build_web_app([metrics_routes()]), *config.metrics_address))
     return servers
+
+
+def _polling_failed(error: TelegramError) -> None:
+    """One line for a failed long poll, where python-telegram-bot would log a traceback.
+
+    A 409 Conflict is counted and said where every call passes
+    (bot/transport/telegram_health.py), once a minute however often it comes.
+    """
+    if not isinstance(error, Conflict):
+        log.warning("polling Telegram for updates failed (%s); trying again", error)
+
+
+def _introduced(task: asyncio.Task[None], introduced: asyncio.Event) -> None:
+    introduced.set()
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("setting the bot's menus and descriptions failed", exc_info=error)
+
+
+async def _stop_introducing(task: asyncio.Task[None], stopping: asyncio.Event) -> None:
+    """Its waits end at once; a call on its way gets `INTRODUCTION_GRACE` to finish."""
+    stopping.set()
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(task, INTRODUCTION_GRACE)
 
 
 async def _set_webhook(application: Application, webhook: Webhook) -> None:

@@ -25,6 +25,10 @@ TAP_TO_EDIT = Histogram(
 TOO_MANY_REQUESTS = Counter(
     "bot2048_telegram_429", "Bot API calls Telegram answered 429 (flood wait)."
 )
+TELEGRAM_CONFLICTS = Counter(
+    "bot2048_telegram_409",
+    "getUpdates calls Telegram answered 409 Conflict: another process polls the same token.",
+)
 PACER_QUEUED = Gauge(
     "bot2048_pacer_queued", "Messages and edits waiting in the chats' queues for their pace."
 )

@@ -134,7 +134,8 @@ async def webbot(api, database):
     await running.start()
     # The bot's own route sets, as its web server serves them in production.
     config = Config(token=api.token, webapp_url=WEBAPP_URL, metrics=False)
-    app = build_web_app(route_sets(config, running.application, running.process.miniapp))
+    process = running.process
+    app = build_web_app(route_sets(config, running.application, process.miniapp, process.health))
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -19,6 +19,8 @@ from bot.lifecycle import opened, serving
 from bot.playground.ids import lasting_ids
 from bot.playground.people import populate
 from bot.playground.web import PlaygroundWeb
+from bot.web.health import health_routes
+from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import miniapp_routes
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,9 @@ async def open_playground(
             populate(api)
             api.mount(PlaygroundWeb(api).setup)
             api.mount(miniapp_routes(process.miniapp))
+            # What docs/operating.md's "Health, metrics and alerts" shows, tried without a token.
+            api.mount(health_routes(process.health))
+            api.mount(metrics_routes())
             await api.start(host, sock=sock)
             try:
                 async with serving(process, poll_timeout=poll_timeout):

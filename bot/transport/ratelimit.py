@@ -5,7 +5,10 @@ busy group would freeze the toasts and boards of every other player. This limite
 send and edit wait for its chat's pace (the Pacer's budget, shared with the queued posts and
 redraws), tells the Pacer about a 429 so that only that chat waits and slows down, and applies
 no global cap. Requests that Telegram does not count per chat (callback answers, reads) are
-never paced; a 429 on one of those holds back the requests without a chat for its wait.
+never paced; a 429 on one of those holds back the requests of its chat for its wait, or, for
+a request without a chat, those of its method: a flood wait on setting the menus never holds
+up the long poll or the answers to taps. Such a request is tried again after a short wait
+only; a longer one is its caller's to wait out or give up on, and to say (bot/profile.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from bot.transport.budgets import retry_seconds
 from bot.transport.pacer import Pacer
 
 log = logging.getLogger(__name__)
+# Seconds of a flood wait on a request that is not paced (no chat's send or edit) that this
+# limiter waits out silently before it tries again; beyond, the 429 is raised to the caller.
+LONGEST_QUIET_WAIT = 10.0
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
 
@@ -39,7 +45,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         self._pacer = pacer
         self._max_retries = max_retries
         # Flood waits of requests the Pacer does not pace, forgotten once over.
-        self._blocked_until: TLRUCache[int | None, float] = TLRUCache(
+        self._blocked_until: TLRUCache[int | str, float] = TLRUCache(
             max_tracked, ttu=lambda _key, until, _now: until, timer=time.monotonic
         )
 
@@ -49,7 +55,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
     async def shutdown(self) -> None:
         """Nothing to release."""
 
-    async def _wait_if_blocked(self, key: int | None) -> None:
+    async def _wait_if_blocked(self, key: int | str) -> None:
         while (pause := self._blocked_until.get(key, 0.0) - time.monotonic()) > 0:
             await asyncio.sleep(pause)
 
@@ -66,13 +72,14 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         with contextlib.suppress(TypeError, ValueError):
             chat_id = int(data["chat_id"]) if "chat_id" in data else None
         in_chat = chat_id is not None and paced(endpoint)
+        held = endpoint.lower() if chat_id is None else chat_id
         retries = self._max_retries if rate_limit_args is None else rate_limit_args
         for attempt in range(retries + 1):
             if in_chat:
                 assert chat_id is not None
                 await self._pacer.take(chat_id)
             else:
-                await self._wait_if_blocked(chat_id)
+                await self._wait_if_blocked(held)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as error:
@@ -81,12 +88,14 @@ class ChatRateLimiter(BaseRateLimiter[int]):
                     assert chat_id is not None
                     self._pacer.flood_wait(chat_id, seconds)
                 else:
-                    self._blocked_until[chat_id] = max(
-                        self._blocked_until.get(chat_id, 0.0), time.monotonic() + seconds
+                    self._blocked_until[held] = max(
+                        self._blocked_until.get(held, 0.0), time.monotonic() + seconds
                     )
                 # A queued post or redraw goes back into its queue instead: a redraw made now
                 # would show the game as it was before the wait.
                 if attempt == retries or (in_chat and self._pacer.in_job()):
+                    raise
+                if not in_chat and seconds > LONGEST_QUIET_WAIT:
                     raise
                 log.info("%s in chat %s: flood wait, retry in %.0f s", endpoint, chat_id, seconds)
         raise AssertionError("unreachable")

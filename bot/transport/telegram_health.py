@@ -5,11 +5,18 @@ whether Telegram answered. That tells /healthz whether Telegram is reachable, an
 process whether Telegram has refused its token while running (401, or 404 from a wrong
 address): no call will ever succeed again, so the bot ends rather than linger as a zombie
 that looks healthy to its supervisor.
+
+A 409 Conflict means another process polls the same token (a second machine with a SQLite
+file of its own, say): Telegram hands each update to one of them, so each misses some.
+Nothing here can settle which one should go, so the operator is told: one log line a
+minute with the count, /healthz at 503 until a minute has passed without one, and the
+count in /metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from http import HTTPStatus
@@ -18,9 +25,12 @@ from typing import Any
 from telegram.error import TelegramError
 from telegram.request import HTTPXRequest
 
-from bot.metrics import TOO_MANY_REQUESTS
+from bot.metrics import TELEGRAM_CONFLICTS, TOO_MANY_REQUESTS
 
+log = logging.getLogger(__name__)
 _REFUSED = (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND)
+# Seconds after the last 409 that /healthz still says so, and between two log lines of them.
+CONFLICT_MEMORY = 60.0
 
 
 class TelegramHealth:
@@ -33,11 +43,16 @@ class TelegramHealth:
         self._clock = clock
         self._failing_since: float | None = None
         self._last_failure = ""
+        self._last_conflict: float | None = None
+        self._conflicts_logged_at: float | None = None
+        self._conflicts_unlogged = 0
         self.token_refused = asyncio.Event()
 
     def answered(self, status: int) -> None:
         if status == HTTPStatus.TOO_MANY_REQUESTS:
             TOO_MANY_REQUESTS.inc()
+        if status == HTTPStatus.CONFLICT:
+            self._conflict()
         if status in _REFUSED:
             self.token_refused.set()
         self._failing_since = None
@@ -47,13 +62,40 @@ class TelegramHealth:
             self._failing_since = self._clock()
         self._last_failure = error.__class__.__name__  # its message may name the address
 
+    def _conflict(self) -> None:
+        TELEGRAM_CONFLICTS.inc()
+        now = self._clock()
+        self._last_conflict = now
+        self._conflicts_unlogged += 1
+        logged = self._conflicts_logged_at
+        if logged is not None and now - logged < CONFLICT_MEMORY:
+            return
+        if logged is None:
+            log.error(
+                "Telegram answered 409 Conflict: another process polls this bot's token "
+                "(on another machine?) and only one may, so each misses updates; counted "
+                "here once a minute"
+            )
+        else:
+            log.error(
+                "Telegram answered 409 Conflict %d times in the last %.0f s: another process "
+                "polls this bot's token",
+                self._conflicts_unlogged,
+                now - logged,
+            )
+        self._conflicts_logged_at = now
+        self._conflicts_unlogged = 0
+
     def trouble(self) -> str | None:
         """Why Telegram counts as unusable now, in one line; None while all is well."""
         if self.token_refused.is_set():
             return "Telegram refused the token"
+        now = self._clock()
+        if self._last_conflict is not None and now - self._last_conflict < CONFLICT_MEMORY:
+            return "another process polls this bot's token (409 Conflict from Telegram)"
         if self._failing_since is None:
             return None
-        failing = self._clock() - self._failing_since
+        failing = now - self._failing_since
         if failing <= self._patience:
             return None
         return f"no answer from Telegram for {failing:.0f} s ({self._last_failure})"

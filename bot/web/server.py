@@ -40,6 +40,7 @@ SHUTDOWN_GRACE = 5.0
 def build_web_app(routes: Sequence[RouteSet]) -> web.Application:
     """One aiohttp application with every route set in `routes` registered on it."""
     app = web.Application()
+    app.on_response_prepare.append(_unnamed)
     for add_routes in routes:
         add_routes(app)
     return app
@@ -51,6 +52,11 @@ def verified(request: web.Request) -> None:
     mark = request.get(_VERIFIED)
     if mark is not None:
         mark()
+
+
+async def _unnamed(_: web.Request, response: web.StreamResponse) -> None:
+    """No answer says which server and Python it comes from: that only helps an attacker."""
+    response.headers.popall("Server", None)
 
 
 def refusal(status: int, reason: str) -> web.Response:
@@ -199,6 +205,7 @@ class WebServer:
         )
         self._host = host
         self._port = port
+        self._stopped = False
 
     @web.middleware
     async def _track(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -222,4 +229,8 @@ class WebServer:
         log.info("web server listening on %s", site.name)
 
     async def stop(self) -> None:
+        """Stop serving; once only, however often it is asked."""
+        if self._stopped:
+            return
+        self._stopped = True
         await self._runner.cleanup()

@@ -162,6 +162,16 @@ async def test_the_page_is_served_locked_down_and_only_under_loopback_names(play
         assert response.status == 200  # the Bot API side answers any name, as Telegram does
 
 
+async def test_the_playground_serves_health_and_metrics_as_a_bot_process_does(playground, http):
+    async with http.get(playground.url + "healthz") as response:
+        assert (response.status, await response.text()) == (200, "ok\n")
+    async with http.get(playground.url + "metrics") as response:
+        assert response.status == 200
+        text = await response.text()
+    assert "# TYPE bot2048_updates_handled_total counter" in text
+    assert "process_resident_memory_bytes" in text
+
+
 def _board(markup: Any) -> bool:
     """A board's keyboard: rows of arrows (the welcome's has one row, the daily's button)."""
     rows = (json.loads(markup) if isinstance(markup, str) else markup or {}).get("inline_keyboard")

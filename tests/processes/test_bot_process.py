@@ -252,6 +252,10 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
         api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
     process = await _bot_process(env)
     await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
+    # The descriptions, set in the background, come last: no call of the start is cut short.
+    await api.wait_request(
+        "setMyShortDescription", language_code="de", after=0, timeout=PROCESS_TIMEOUT
+    )
     anna = User(api, 101, "Anna")
     await anna.open_board()
     api.revoke_token()
@@ -370,3 +374,41 @@ def test_version_is_the_package_version():
     assert shown.strip() == f"python -m bot {__version__}"
     assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
     assert f"## {__version__} " in (ROOT / "CHANGELOG.md").read_text()
+
+
+async def _stderr_line(process: asyncio.subprocess.Process, text: str) -> str:
+    """The first line of the process's stderr from here on that contains `text`."""
+    assert process.stderr is not None
+    while True:
+        line = (await asyncio.wait_for(process.stderr.readline(), PROCESS_TIMEOUT)).decode()
+        assert line, f"the process ended without saying {text!r}"
+        if text in line:
+            return line
+
+
+async def test_a_long_flood_wait_on_the_menus_holds_up_neither_play_nor_a_stop(api, tmp_path):
+    api.fail_next("setMyCommands", error_code=429, retry_after=120)
+    process = await _bot_on_sqlite(api, tmp_path / "bot.sqlite3")
+    line = await _stderr_line(process, "the private command menu (en)")
+    assert "Telegram asks to wait 120 s" in line and "WARNING" in line
+    anna = User(api, 101, "Anna")
+    assert len(grid(await anna.open_board())) == 4  # /start answered during the wait
+    # Well within the 120 s: SIGTERM ends the wait (the test's patience is 60 s).
+    await stop_cleanly(process)
+    assert not api.find_requests("setMyCommands", ok=True)
+
+
+async def test_a_cosmetic_call_that_fails_or_is_refused_never_ends_the_process(api, tmp_path):
+    api.fail_next("setMyDescription", error_code=500)
+    api.fail_next("setMyShortDescription", "Bad Request: description is too long", 400)
+    process = await _bot_on_sqlite(api, tmp_path / "bot.sqlite3")
+    line = await _stderr_line(process, "the description (en)")
+    assert "Internal Server Error" in line and "trying again in 1 s" in line
+    line = await _stderr_line(process, "the short description (en)")
+    assert "Telegram refused" in line and "Description is too long" in line
+    await api.wait_request("setMyShortDescription", language_code="de", timeout=PROCESS_TIMEOUT)
+    assert len(api.find_requests("setMyDescription", ok=True)) == 3  # English's, tried again
+    anna = User(api, 101, "Anna")
+    assert len(grid(await anna.open_board())) == 4
+    assert process.returncode is None
+    await stop_cleanly(process)

@@ -52,6 +52,8 @@ class RunningBot:
             running(self.config, poll_timeout=1)
         )
         self.application = self.process.application
+        # The menus and descriptions are set in the background: tests see them set.
+        await self.process.introduced.wait()
 
     async def stop(self) -> None:
         if self._stack is not None:

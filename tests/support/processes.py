@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from tests.support.databases import Database
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: `python -m bot` runs from here
@@ -53,7 +55,9 @@ def bot_env(api, database: Database, **settings: str) -> dict[str, str]:
         if not k.startswith(("TELEGRAM_", "BOT_", "WEBHOOK_"))
         and k not in ("DATABASE_URL", "PORT", "LISTEN")
     }
-    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=api.base_url, LOG_LEVEL="WARNING")
+    # Another TELEGRAM_BASE_URL in `settings`: a Telegram that is not up yet, say.
+    base_url = settings.pop("TELEGRAM_BASE_URL", None) or api.base_url
+    env.update(TELEGRAM_BOT_TOKEN=api.token, TELEGRAM_BASE_URL=base_url, LOG_LEVEL="WARNING")
     if isinstance(database, str):
         env["DATABASE_URL"] = database
     else:
@@ -123,16 +127,18 @@ class WebhookProcess:
         )
         self.process = await spawn_bot("--webhook", env=env)
         deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
-        while True:  # listening once a connection is accepted
-            assert self.process.returncode is None, "the bot process exited"
-            with contextlib.suppress(OSError):
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                return
-            assert asyncio.get_running_loop().time() < deadline, (
-                f"the webhook did not listen within {PROCESS_TIMEOUT:.0f} s"
-            )
-            await asyncio.sleep(0.1)
+        health = f"http://127.0.0.1:{self.port}/healthz"
+        async with aiohttp.ClientSession() as session:
+            while True:  # serving once /healthz says so (it answers 503 while starting)
+                assert self.process.returncode is None, "the bot process exited"
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(health) as response:
+                        if response.status == 200:
+                            return
+                assert asyncio.get_running_loop().time() < deadline, (
+                    f"the webhook did not serve within {PROCESS_TIMEOUT:.0f} s"
+                )
+                await asyncio.sleep(0.1)
 
     async def stop(self) -> int | None:
         if self.process is None or self.process.returncode is not None:

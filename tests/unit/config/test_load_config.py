@@ -109,3 +109,25 @@ def test_without_webhook_settings_the_bot_polls_with_sqlite():
 def test_malformed_settings_are_refused(settings, webhook, message):
     with pytest.raises(ConfigError, match=message):
         load_config(env(**settings), webhook=webhook)
+
+
+@pytest.mark.parametrize(
+    ("settings", "served", "local"),
+    [
+        ({"PORT": "8080"}, True, False),
+        ({"PORT": "8080", "WEBAPP_URL": "https://2048.example.org"}, True, True),
+        ({"WEBHOOK_URL": "https://bot.example/hook", "WEBHOOK_SECRET": SECRET}, True, True),
+        ({"PORT": "8080", "WEBAPP_URL": "https://2048.example.org", "METRICS": "on"}, True, False),
+        ({"PORT": "8080", "METRICS": "local"}, True, True),
+        (
+            {"WEBHOOK_URL": "https://bot.example/hook", "WEBHOOK_SECRET": SECRET, "METRICS": "off"},
+            False,
+            False,
+        ),
+    ],
+)
+def test_metrics_stay_on_this_machine_by_default_once_the_web_server_is_public(
+    settings, served, local
+):
+    config = load_config(env(**settings))
+    assert (config.metrics, config.metrics_local, config.metrics_address) == (served, local, None)

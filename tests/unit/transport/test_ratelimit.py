@@ -93,3 +93,26 @@ async def test_a_429_on_a_request_without_a_chat_is_honoured_and_retried_a_few_t
         await request(limiter, telegram, "answerCallbackQuery", callback_query_id="1")
     assert len(telegram.calls) == 2
     assert telegram.calls[1][1] - telegram.calls[0][1] >= 1
+
+
+async def test_a_flood_wait_on_setting_the_menus_holds_back_neither_the_poll_nor_the_answers():
+    limiter = ChatRateLimiter(Pacer(PACE))
+    telegram = FakeTelegram()
+    telegram.floods.append(120)
+    with pytest.raises(RetryAfter):
+        await request(limiter, telegram, "setMyCommands")
+    await asyncio.wait_for(request(limiter, telegram, "getUpdates"), timeout=5)
+    await asyncio.wait_for(
+        request(limiter, telegram, "answerCallbackQuery", callback_query_id="1"), timeout=5
+    )
+    with pytest.raises(TimeoutError):  # setMyCommands itself waits its 120 s
+        await asyncio.wait_for(request(limiter, telegram, "setMyCommands"), timeout=0.2)
+
+
+async def test_a_long_flood_wait_without_a_chat_is_the_callers_to_wait_out():
+    limiter = ChatRateLimiter(Pacer(PACE), max_retries=3)
+    telegram = FakeTelegram()
+    telegram.floods.append(120)
+    with pytest.raises(RetryAfter):
+        await asyncio.wait_for(request(limiter, telegram, "setMyCommands"), timeout=5)
+    assert len(telegram.calls) == 1
