@@ -226,6 +226,9 @@ async def shares_to_any_chat_and_offers_the_home_screen_once(api, page, app) -> 
     assert api.world.prepared_messages[sent["id"]].user_id == 101
     for game in range(4):
         shown = await app.evaluate("document.body.dataset.game")
+        for key in ("ArrowLeft", "ArrowRight"):  # one of them moves: a played game is left
+            await app.locator("body").press(key)
+            await app.locator("body[data-idle=true]").wait_for()
         await app.locator("#new").click()
         await app.locator("#banner").get_by_role("button", name="Classic 4×4").click()
         await app.locator(f'body[data-idle=true]:not([data-game="{shown}"])').wait_for()

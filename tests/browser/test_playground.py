@@ -152,8 +152,9 @@ async def test_browser_flow_dutch_player_plays_undoes_reads_rules_and_switches(
         assert await grid_of(page, board_id) == start  # Daan's chat as he left it
         # The same game again at the bottom, a few moves in: the README's picture.
         await type_and_send(page, "/start")
-        await page.locator(".msg.bot.has-keyboard").nth(1).wait_for()
-        latest = page.locator(".msg.bot.has-keyboard").last
+        boards = page.locator(".msg.bot.has-keyboard").filter(has=page.locator(".emoji-grid"))
+        await boards.nth(1).wait_for()  # the welcome has a keyboard too: count the boards
+        latest = boards.last
         latest_id = await latest.get_attribute("data-message-id")
         assert latest_id != board_id and await grid_of(page, latest_id) == start
         moves = 0

@@ -15,7 +15,7 @@ from tests.support.boards import button_data, buttons, grid, shown_moves
 from tests.support.databases import count_rows, execute_sql
 from tests.support.groups import GROUP
 from tests.support.harness import User, eventually
-from tests.support.miniapp import game_id, init_data
+from tests.support.miniapp import authorization, game_id, init_data
 
 COMMITMENT = re.compile(r"\b[0-9a-f]{64}\b")
 
@@ -153,14 +153,16 @@ async def test_the_daily_plays_in_the_mini_app_and_its_secret_stays_home(
     board = anna.board()
     assert "👆 Swipe" in buttons(board)
     calls = f"{webbot.web_base}{MINIAPP_PATH}/api"
-    signed_in = {"initData": init_data(api.token, 101)}
-    async with http.post(f"{calls}/open", json={**signed_in, "game": game_id(board)}) as sent:
+    signed_in = authorization(init_data(api.token, 101))
+    async with http.post(f"{calls}/open", json={"game": game_id(board)}, headers=signed_in) as sent:
         opened = await sent.json()
     assert opened["hints"] is False and opened["board"]
-    move = {**signed_in, "game": opened["game"], "seq": opened["seq"]}
+    move = {"game": opened["game"], "seq": opened["seq"]}
     answers = [opened]
     for action in ("left", "right", "up", "down"):
-        async with http.post(f"{calls}/move", json={**move, "action": action}) as sent:
+        async with http.post(
+            f"{calls}/move", json={**move, "action": action}, headers=signed_in
+        ) as sent:
             answers.append(await sent.json())
         move["seq"] = answers[-1]["seq"]
     assert any(answer["status"] == "applied" for answer in answers[1:])

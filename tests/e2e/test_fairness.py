@@ -11,7 +11,7 @@ import engine
 from bot.config import MINIAPP_PATH
 from tests.support.boards import buttons
 from tests.support.groups import GROUP, end_challenge_soon, join, open_challenges
-from tests.support.miniapp import game_id, init_data
+from tests.support.miniapp import authorization, game_id, init_data
 
 COMMITMENT = re.compile(r"\b[0-9a-f]{64}\b")
 
@@ -31,12 +31,14 @@ async def test_a_challenge_commits_to_its_seed_and_reveals_it_at_the_end(api, we
 
     board = await join(api, bob, buttons(card)["▶️ Play"])
     calls = f"{webbot.web_base}{MINIAPP_PATH}/api"
-    signed_in = {"initData": init_data(api.token, bob.id)}
-    async with http.post(f"{calls}/open", json={**signed_in, "game": game_id(board)}) as sent:
+    signed_in = authorization(init_data(api.token, bob.id))
+    async with http.post(f"{calls}/open", json={"game": game_id(board)}, headers=signed_in) as sent:
         answers = [await sent.json()]
-    move = {**signed_in, "game": answers[0]["game"], "seq": answers[0]["seq"]}
+    move = {"game": answers[0]["game"], "seq": answers[0]["seq"]}
     for action in ("left", "up", "right", "down"):
-        async with http.post(f"{calls}/move", json={**move, "action": action}) as sent:
+        async with http.post(
+            f"{calls}/move", json={**move, "action": action}, headers=signed_in
+        ) as sent:
             answers.append(await sent.json())
         move["seq"] = answers[-1]["seq"]
     seen = [json.dumps(answer) for answer in answers] + [
