@@ -117,7 +117,12 @@ class BotApiServer:
         method = self.methods.canonical(requested) or requested
         params: dict[str, Any] = {}
         try:
-            raw = await read_params(request)
+            try:
+                raw = await read_params(request)
+            except ConnectionResetError:
+                # The caller went away mid-request (a killed bot): as at Telegram, the call is
+                # dropped unanswered, and nothing is wrong on this side.
+                raise web.HTTPBadRequest(text="connection lost") from None
             params = raw
             if request.match_info["token"] != self.token:
                 raise ApiError(401, "Unauthorized")
