@@ -37,6 +37,10 @@ LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})\Z"
 CURRENT_PATTERN = r"^cur\Z"
 CURRENT_BOARD = "cur"
 DAILY_PATTERN = rf"^daily:({'|'.join(map(str, engine.SIZES))})\Z"
+# A finished game's 🔎: its id and how many actions it had, so a button from before an undo
+# (the game has changed since) is told apart from one for the game as it stands. At most
+# 3 + 15 + 1 + 7 = 26 bytes, well under Telegram's 64.
+REVIEW_PATTERN = r"^rv:[1-9]\d{0,14}:\d{1,7}\Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,23 @@ def parse_daily_button(data: str | None) -> int:
     if data is None or not re.fullmatch(DAILY_PATTERN, data):
         raise ValueError(f"not a daily button: {data!r}")
     return int(data[6:])
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTap:
+    game_id: int
+    actions: int
+
+
+def review_button(game_id: int, actions: int) -> str:
+    return f"rv:{game_id}:{actions}"
+
+
+def parse_review_button(data: str | None) -> ReviewTap:
+    if data is None or not re.fullmatch(REVIEW_PATTERN, data):
+        raise ValueError(f"not a review button: {data!r}")
+    _, game_id, actions = data.split(":")
+    return ReviewTap(int(game_id), int(actions))
 
 
 def language(code: str) -> str:

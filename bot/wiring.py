@@ -26,6 +26,7 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
+from bot.services.reviews import ReviewService
 from bot.services.sharing import SharingService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
@@ -80,6 +81,7 @@ class Runtime:
     daily: DailyService
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
+    reviews: ReviewService  # finished games measured against the solver, in the picture pool
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
     outbox: Outbox  # announcements owed, until they are sent
@@ -140,6 +142,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         daily=DailyService(storage, locks),
         verification=VerificationService(storage),
         workers=workers,
+        reviews=ReviewService(storage, workers),
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),
         outbox=outbox,

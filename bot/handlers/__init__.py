@@ -30,6 +30,7 @@ from bot.handlers import (
     errors,
     groups,
     records,
+    reviews,
     sharing,
     throttling,
 )
@@ -80,6 +81,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("share", sharing.share, plays=True),
     Command("replay", sharing.replay, plays=True),
     Command("record", records.record, plays=True),
+    Command("review", reviews.review, plays=True),
     Command("view", commands.view, plays=True),
     Command("language", commands.language),
     Command("help", commands.help_command),
@@ -116,6 +118,7 @@ def register(application: Application) -> None:
     )
     application.add_handler(CallbackQueryHandler(buttons.on_current_button, codecs.CURRENT_PATTERN))
     application.add_handler(CallbackQueryHandler(daily.on_daily_button, codecs.DAILY_PATTERN))
+    application.add_handler(CallbackQueryHandler(reviews.on_review_button, codecs.REVIEW_PATTERN))
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE

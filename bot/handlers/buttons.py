@@ -18,7 +18,7 @@ from bot.chat.posts import (
     post_in_turn,
     update_key,
 )
-from bot.handlers.context import Audience, BotContext
+from bot.handlers.context import Audience, BotContext, offered
 from bot.models import StoredGame
 from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
 from bot.presentation import render, toasts
@@ -29,15 +29,6 @@ from bot.presentation.names import player_name
 def _query(update: Update) -> CallbackQuery:
     assert update.callback_query is not None
     return update.callback_query
-
-
-def offered(query: CallbackQuery) -> bool:
-    """Whether the tapped message really has a button with this data (forged data has not)."""
-    message = query.message
-    markup = message.reply_markup if isinstance(message, Message) else None
-    return markup is not None and any(
-        button.callback_data == query.data for row in markup.inline_keyboard for button in row
-    )
 
 
 def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:

@@ -216,6 +216,7 @@ EVERYWHERE = {
     "share",
     "replay",
     "record",
+    "review",
     "view",
     "language",
     "help",
