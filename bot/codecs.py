@@ -40,7 +40,7 @@ DAILY_PATTERN = rf"^daily:({'|'.join(map(str, engine.SIZES))})\Z"
 # A finished game's 🔎: its id and how many actions it had, so a button from before an undo
 # (the game has changed since) is told apart from one for the game as it stands. At most
 # 3 + 15 + 1 + 7 = 26 bytes, well under Telegram's 64.
-REVIEW_PATTERN = r"^rv:[1-9]\d{0,14}:\d{1,7}\Z"
+REVIEW_PATTERN = r"^rv:[1-9]\d{0,14}:(0|[1-9]\d{0,6})\Z"
 
 
 @dataclass(frozen=True, slots=True)

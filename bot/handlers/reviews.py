@@ -42,8 +42,11 @@ async def on_review_button(update: Update, context: BotContext) -> None:
     assert query is not None
     audience = context.audience
     t = audience.for_sender
-    if audience.in_group or not offered(query):  # forged onto another message
-        await answer(query, reviews.not_yours(t))
+    if audience.in_group:
+        await answer(query, reviews.in_private(t))
+        return
+    if not offered(query):  # taken off the board since, or forged onto it
+        await answer(query, reviews.stale(t))
         return
     tap = codecs.parse_review_button(query.data)
     access = await context.runtime.reviews.tapped(query.from_user.id, tap.game_id, tap.actions)

@@ -83,10 +83,8 @@ def on_its_way(t: Translator) -> str:
 
 
 def stale(t: Translator) -> str:
-    return t._(
-        "This game has changed since that button was made. Send /review for your last "
-        "finished game."
-    )
+    """A 🔎 from before the game changed (an undo), or one forged onto another message."""
+    return t._("That button no longer works: send /review for your last finished game.")
 
 
 def not_yours(t: Translator) -> str:
