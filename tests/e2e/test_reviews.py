@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.presentation import images, reviews
 from bot.presentation.i18n import translator
 from bot.services.workers import RENDERS_QUEUED
@@ -46,7 +47,9 @@ async def test_a_finished_game_offers_its_review_and_sends_one_picture_with_the_
     held = api.hold_next("sendPhoto")
     answer, _ = await anna.tap(over, REVIEW[language], edit=False)
     assert answer["text"] == reviews.started(t)
-    await held.arrived.wait()  # made and drawn: the picture is on its way to the chat
+    await asyncio.wait_for(
+        held.arrived.wait(), WAIT_TIMEOUT
+    )  # made and drawn: the picture is on its way to the chat
     again, _ = await anna.tap(over, REVIEW[language], edit=False)
     assert again["text"] == reviews.on_its_way(t)
     held.release()
@@ -70,13 +73,14 @@ async def test_review_of_the_last_finished_game_and_a_full_queue(api, bot):
     for player in players[:RENDERS_QUEUED]:
         api.send_text(player.id, player.id, "/review")
     for held in holds:
-        await held.arrived.wait()
+        await asyncio.wait_for(held.arrived.wait(), WAIT_TIMEOUT)
     (crowded,) = await players[-1].send("/review")
     assert crowded == "I’m drawing a lot of pictures right now. Try again in a minute."
+    mark = api.mark()
     for held in holds:
         held.release()
-    for player in players[:RENDERS_QUEUED]:
-        sent = await api.wait_request("sendPhoto", chat_id=player.id, timeout=60)
+    for player in players[:RENDERS_QUEUED]:  # in any order
+        sent = await api.wait_request("sendPhoto", after=mark, chat_id=player.id, timeout=60)
         assert "of your" in sent.params["caption"]
 
     # With a new game begun and moved, /review still finds the finished one, and sends it
