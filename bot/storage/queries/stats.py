@@ -12,11 +12,15 @@ from bot.storage.queries.base import StorageBase
 
 # A game counts once it has a move: an opened board nobody moved is no game played.
 _PLAYED = "owner_id = ? AND moves > 0"
-# Attempts at the same daily ahead of `mine` in its ranking (daily.py's `_RANKING`).
-_AHEAD = """other.daily_id = mine.daily_id AND other.moves > 0 AND (other.score > mine.score
-    OR (other.score = mine.score AND (other.moves < mine.moves
-        OR (other.moves = mine.moves AND (other.score_at < mine.score_at
-            OR (other.score_at = mine.score_at AND other.owner_id < mine.owner_id))))))"""
+# Attempts at the same daily as `mine`, ahead of it in its ranking (daily.py's `_RANKING`),
+# in two counts as `daily_rank` makes them: a higher score, a range of the ranking's index;
+# then the same score, ahead on moves, the time and the id.
+_SAME_DAILY = "other.daily_id = mine.daily_id AND other.moves > 0"
+_AHEAD = f"""(SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score > mine.score)
+    + (SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score = mine.score
+        AND (other.moves < mine.moves OR (other.moves = mine.moves
+            AND (other.score_at < mine.score_at
+                OR (other.score_at = mine.score_at AND other.owner_id < mine.owner_id)))))"""
 
 
 class StatsQueries(StorageBase):
@@ -54,9 +58,8 @@ class StatsQueries(StorageBase):
         """
         rows = await self._fetchall(
             f"""SELECT dailies.day, dailies.size,
-                    1 + (SELECT count(*) FROM games other WHERE {_AHEAD}),
-                    (SELECT count(*) FROM games other
-                        WHERE other.daily_id = mine.daily_id AND other.moves > 0)
+                    1 + {_AHEAD},
+                    (SELECT count(*) FROM games other WHERE {_SAME_DAILY})
                 FROM games mine JOIN dailies ON dailies.id = mine.daily_id
                 WHERE mine.{_PLAYED} ORDER BY dailies.day, mine.id""",
             (user_id,),
