@@ -3,6 +3,7 @@ the link's `/start stats` showing it all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.emulator import Upload
@@ -12,7 +13,7 @@ from bot.presentation.i18n import translator
 from bot.services.stats import CHARTED
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons, isolated, moving_code, shown_moves
-from tests.support.databases import stored_game
+from tests.support.databases import disown_actions, stored_game
 from tests.support.groups import GROUP
 from tests.support.harness import User, eventually
 from tests.support.pictures import decode_png, expected_colour
@@ -113,3 +114,25 @@ async def test_in_a_group_stats_is_one_line_and_a_link_to_the_rest(api, bot, clu
     assert full.startswith("📊 Your statistics") and "1 game played" in full
     assert "No daily streak yet: /daily starts today’s." in full
     await api.wait_request("sendPhoto", after=mark, chat_id=anna.id)
+
+
+async def test_a_finished_daily_says_the_streak(api, bot, database):
+    anna = User(api, 101, "Anna")
+    await _play_daily(anna)
+    store = await open_storage(database)
+    try:  # no tile can move any more: the attempt is over
+        daily = await store.daily_of(datetime.now(UTC).date().isoformat(), 4)
+        assert daily is not None
+        entry = await store.daily_entry(daily.id, anna.id)
+        assert entry is not None
+        stuck = replace(entry.game, board=(2, 4, 2, 4, 4, 2, 4, 2) * 2)
+        assert stuck.over
+        async with store.transaction():
+            await store.update_game(entry, stuck, 0.0, played_counted=True, action="left")
+            await disown_actions(store, entry.id)
+    finally:
+        await store.close()
+    result, _ = await anna.send("/daily", replies=2)
+    lines = result.split("\n")
+    assert "You’ve played today’s daily" in lines[1]
+    assert "🔥 Daily streak: 1 day in a row. Longest: 1 day." in lines
