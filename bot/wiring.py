@@ -30,6 +30,7 @@ from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
+from bot.services.stats import StatsService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
@@ -82,6 +83,7 @@ class Runtime:
     challenges: ChallengeService
     daily: DailyService
     group_daily: GroupDailyService  # the daily's card in the groups that opted in
+    stats: StatsService  # a player's statistics and daily streaks, read only
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     sharing: SharingService
@@ -149,6 +151,7 @@ def build_runtime(
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=daily,
         group_daily=GroupDailyService(storage, locks, daily, outbox),
+        stats=StatsService(storage),
         verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),
