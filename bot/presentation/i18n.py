@@ -102,9 +102,8 @@ class Translator:
         return format_decimal(value, locale=self.language)
 
     def percent(self, share: float) -> str:
-        """A share as a whole percentage, rounded down: "87%", "87 %" in German; 100 % only
-        when the share is whole, so "100 %" never stands for 99.6."""
-        return format_percent(int(share * 100) / 100, locale=self.language)
+        """A share as the language writes a percentage, whole: "25%", "25 %"."""
+        return format_percent(share, locale=self.language)
 
     def duration(self, seconds: float) -> str:
         """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").

@@ -46,7 +46,8 @@ def _round_move(number: int) -> int:
 
 def totals(t: Translator, review: GameReview) -> str:
     """The caption: how many moves matched the solver, and where the costliest ones began."""
-    share = t.percent(review.matched_share)
+    # Rounded down: "100 %" only when every move matched, never for 99.6 %.
+    share = t.percent(math.floor(review.matched_share * 100) / 100)
     matched = t.ngettext(
         "{percent} of your {n} move matched the solver.",
         "{percent} of your {n} moves matched the solver.",
