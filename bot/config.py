@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,14 +47,16 @@ TELEGRAM_PACE = Pace()
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One environment variable: its default as an operator would write it ("" for unset),
-    what it does, in a line, and a value an operator might give it. `bot2048 --help` and
-    docs/operating.md list them, by the part of the bot they set (`group`)."""
+    what it does, in a line, and a value an operator might give it; a `required` one has no
+    default and the bot does not start without it. `bot2048 --help` and docs/operating.md
+    list them, by the part of the bot they set (`group`)."""
 
     group: str
     name: str
     default: str
     meaning: str
     example: str
+    required: bool = False
 
 
 TELEGRAM, STORAGE, WEB, LOGGING = "Telegram", "storage", "web server and Mini App", "logging"
@@ -64,8 +67,9 @@ SETTINGS = (
         TELEGRAM,
         "TELEGRAM_BOT_TOKEN",
         "",
-        "the bot's token from @BotFather (required)",
+        "the bot's token from @BotFather",
         "123456789:AAH-your-token-from-BotFather",
+        required=True,
     ),
     Setting(
         TELEGRAM,
@@ -85,43 +89,46 @@ SETTINGS = (
         TELEGRAM,
         "WEBHOOK_URL",
         "",
-        "public https:// URL for updates: webhook mode instead of polling",
+        "the public https:// URL Telegram posts updates to; setting it switches from polling"
+        " to webhook mode",
         "https://2048.example.com/telegram",
     ),
     Setting(
         TELEGRAM,
         "WEBHOOK_SECRET",
         "",
-        "webhook mode: the secret Telegram sends (1-256 of A-Za-z0-9_-)",
+        "required in webhook mode: the secret Telegram sends with every update (1-256"
+        " characters of A-Z, a-z, 0-9, _ and -)",
         "$(openssl rand -hex 32)",
     ),
     Setting(
         TELEGRAM,
         "WEBHOOK_MAX_CONNECTIONS",
         "40",
-        "webhook mode: updates Telegram sends at once (1-100)",
+        "how many updates Telegram may send at once in webhook mode (1-100)",
         "100",
     ),
     Setting(
         STORAGE,
         "BOT_DATABASE",
         "bot2048.sqlite3",
-        "the SQLite file, when DATABASE_URL is unset (the playground: playground.sqlite3)",
+        "the SQLite file, used when DATABASE_URL is unset (the playground's default is"
+        " playground.sqlite3)",
         "/var/lib/bot2048/bot2048.sqlite3",
     ),
     Setting(
         STORAGE,
         "DATABASE_URL",
         "",
-        "postgresql://user:password@host:5432/db: PostgreSQL instead",
+        "store everything in PostgreSQL instead of the SQLite file",
         "postgresql://bot2048:secret@db.internal:5432/bot2048",
     ),
     Setting(
         WEB,
         "PORT",
         "",
-        "the web server's port (webhook, /healthz, /metrics, Mini App); webhook mode: 8443 if"
-        " unset; polling: no web server unless set",
+        "the web server's port (webhook, /healthz, /metrics, Mini App). When it is unset,"
+        " webhook mode listens on 8443 and polling runs no web server",
         "8443",
     ),
     Setting(WEB, "LISTEN", "0.0.0.0", "the address the web server listens on", "127.0.0.1"),
@@ -129,7 +136,8 @@ SETTINGS = (
         WEB,
         "WEBAPP_URL",
         "",
-        "the Mini App's public https:// address (served by the web server): a Swipe button",
+        "the Mini App's public https:// address; boards get a Swipe button that opens it"
+        " (needs PORT when polling)",
         "https://2048.example.com",
     ),
     Setting(
@@ -143,12 +151,18 @@ SETTINGS = (
         WEB,
         "METRICS",
         "",
-        "Prometheus /metrics: on (on the web server), local (there, to this machine only), off,"
-        " or host:port to serve it there alone; unset: local with WEBHOOK_URL or WEBAPP_URL,"
-        " else on",
+        "Prometheus /metrics: on (on the web server), local (there, to this machine only),"
+        " off, or a host:port to serve it on alone. When it is unset: local if WEBHOOK_URL or"
+        " WEBAPP_URL is set, else on",
         "127.0.0.1:9108",
     ),
-    Setting(LOGGING, "LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL", "WARNING"),
+    Setting(
+        LOGGING,
+        "LOG_LEVEL",
+        "INFO",
+        "how much the bot logs: DEBUG, INFO, WARNING, ERROR or CRITICAL",
+        "WARNING",
+    ),
 )
 DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
 
@@ -156,6 +170,10 @@ DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
 def setting(env: Mapping[str, str], name: str) -> str:
     """The setting's value in `env`, or its default when unset or blank."""
     return env.get(name, "").strip() or DEFAULTS[name]
+
+
+# `bot2048 --help` fits an 80-column terminal: longer meanings wrap under their setting.
+HELP_WIDTH = 80
 
 
 def settings_help() -> str:
@@ -167,8 +185,19 @@ def settings_help() -> str:
         if s.group != group:
             group = s.group
             lines.append(f"\n{group} settings:")
-        lines.append(f"  {s.name}  default: {s.default or 'unset'}")
-        lines.append(f"      {s.meaning}")
+        default = "required" if s.required else f"default: {s.default or 'unset'}"
+        lines.append(f"  {s.name}  {default}")
+        indent = " " * 6
+        lines.extend(
+            textwrap.wrap(
+                s.meaning,
+                HELP_WIDTH,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_long_words=False,  # an address or a range stays whole: 1-256, https://
+                break_on_hyphens=False,
+            )
+        )
         lines.append(f"      example: {s.name}={s.example}")
     return "\n".join(lines)
 

@@ -349,10 +349,11 @@ async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_pat
 
 
 def run_bot(option: str) -> str:
-    """What `python -m bot <option>` prints."""
+    """What `python -m bot <option>` prints, in an 80-column terminal."""
     done = subprocess.run(
         [sys.executable, "-m", "bot", option],
         cwd=ROOT,
+        env={**os.environ, "COLUMNS": "80"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -363,12 +364,22 @@ def run_bot(option: str) -> str:
 
 def test_help_lists_every_setting_under_its_group_with_its_default_and_an_example():
     shown = run_bot("--help")
+    too_long = [line for line in shown.splitlines() if len(line) > 80]
+    assert too_long == []
+    assert "\n  TELEGRAM_BOT_TOKEN  required\n" in shown
     groups = shown.split("\n\n")
     for s in SETTINGS:
         (group,) = [g for g in groups if f"  {s.name}  " in g]
         assert group.startswith(f"{s.group} settings:\n")
-        entry = f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n"
-        assert entry + f"      example: {s.name}={s.example}" in group
+        lines = group.splitlines()
+        start = lines.index(
+            f"  {s.name}  " + ("required" if s.required else f"default: {s.default or 'unset'}")
+        )
+        end = lines.index(f"      example: {s.name}={s.example}", start)
+        # The meaning, wrapped under its setting, reads whole.
+        meaning = lines[start + 1 : end]
+        assert meaning and all(line.startswith("      ") for line in meaning)
+        assert " ".join(line.strip() for line in meaning) == s.meaning
     # Each group once, in SETTINGS' order: an operator reads all of a part in one place.
     headings = [
         g.split("\n", 1)[0] for g in groups if g.endswith(" settings:") or " settings:\n" in g
