@@ -53,6 +53,7 @@ from typing import Any
 
 import asyncpg
 
+from bot.logs import system_reason
 from bot.metrics import DATABASE_WAIT
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
@@ -229,11 +230,8 @@ async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
     """Open the pool's first connection, or say in one line that the server did not answer."""
     try:
         connection = await pool.acquire(timeout=CONNECT_TIMEOUT)
-    except TimeoutError:
-        raise StorageUnavailable(
-            f"cannot open the database ({describe_url(url)}): "
-            f"the server did not answer within {CONNECT_TIMEOUT:g} s"
-        ) from None
+    except TimeoutError as error:
+        raise cannot_open(url, error) from None
     await pool.release(connection)
 
 
@@ -491,14 +489,20 @@ class PostgresStorage(Storage):
         return await self._query("fetchval", sql + " RETURNING id", params, write=True)
 
 
-def _cannot_open(url: str, error: BaseException) -> StorageUnavailable:
+def cannot_open(url: str, error: BaseException) -> StorageUnavailable:
     """A connection the server refused or never answered, in one line without the password:
-    a wrong host, port, user, password, database or TLS setting says which it was."""
+    what went wrong, and which part of DATABASE_URL to look at. A server that is not there
+    or never answers points at the host and port; one that answered and refused points at the
+    user, password, database and TLS settings."""
+    network = "check the host and port in DATABASE_URL, and that the server is running"
     if isinstance(error, TimeoutError):
-        reason = f"the server did not answer within {CONNECT_TIMEOUT:g} s"
-    else:
+        reason, fix = f"the server did not answer within {CONNECT_TIMEOUT:g} s", network
+    elif isinstance(error, OSError) and error.errno:  # the network's: nobody at that address
+        reason, fix = system_reason(error), network
+    else:  # the server's or the driver's refusal: a role, a password, a database, TLS
         reason = f"{error.__class__.__name__}: {error}"
-    return StorageUnavailable(f"cannot open the database ({describe_url(url)}): {reason}")
+        fix = "check the user, password, database and sslmode in DATABASE_URL"
+    return StorageUnavailable(f"cannot open the database ({describe_url(url)}): {reason}; {fix}")
 
 
 # Whatever stops a connection from being opened: the network, the server's refusal (a role,
@@ -565,7 +569,7 @@ class UpdatesLock:
         try:
             connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
         except _CANNOT_CONNECT as error:
-            raise _cannot_open(self._url, error) from None
+            raise cannot_open(self._url, error) from None
         kind = "" if self._polling else "_shared"
         try:
             got = await connection.fetchval(
@@ -574,14 +578,14 @@ class UpdatesLock:
             session = await connection.fetchrow(_SESSION, timeout=self._wait)
         except _CANNOT_CONNECT as error:
             connection.terminate()
-            raise _cannot_open(self._url, error) from None
+            raise cannot_open(self._url, error) from None
         if not got:
             connection.terminate()
             if self._polling:
                 raise LockTaken(
                     f"another process of this bot already takes its updates from "
-                    f"{describe_url(self._url)} (one polling process per bot, or webhook "
-                    "processes only)"
+                    f"{describe_url(self._url)}: stop it first, or run every process in "
+                    "webhook mode (one polling process per bot, or webhook processes only)"
                 )
             raise LockTaken(
                 f"a polling process of this bot is running on {describe_url(self._url)}: "

@@ -14,6 +14,7 @@ import asyncpg
 
 from bot.models import NewChallenge
 from bot.storage import open_storage
+from bot.storage.postgres import describe_url
 from tests.support.databases import count_rows
 from tests.support.harness import User
 from tests.support.processes import (
@@ -23,6 +24,7 @@ from tests.support.processes import (
     bot_env,
     free_port,
     refused_at_start,
+    second_poller_refused,
     spawn_bot,
     start_all,
     start_bot_process,
@@ -55,9 +57,12 @@ async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, po
     try:
         await api.wait_request("getUpdates", after=mark, timeout=30)  # started, and polling
         line = await refused_start(api, postgres)
-        assert "already takes its updates" in line and "password" not in line
+        assert line == second_poller_refused(postgres)
         line = await refused_start(api, postgres, "--webhook", **webhook_settings())
-        assert "a polling process of this bot is running" in line
+        assert line == (
+            f"bot2048: a polling process of this bot is running on {describe_url(postgres)}: "
+            "stop it before starting webhook processes\n"
+        )
         anna = User(api, 1201, "Anna")
         assert (await anna.send("/best"))[0]  # the first process still serves
     finally:
@@ -73,7 +78,7 @@ async def test_a_poller_beside_webhook_processes_is_refused(api, postgres):
     await start_all(webhooks)  # webhook processes share the bot
     try:
         line = await refused_start(api, postgres)
-        assert "already takes its updates" in line
+        assert line == second_poller_refused(postgres)
     finally:
         assert await asyncio.gather(*(p.stop() for p in webhooks)) == [0, 0]
 

@@ -17,6 +17,7 @@ from tests.support.processes import (
     WebhookProcess,
     bot_env,
     refused_at_start,
+    second_poller_refused,
     spawn_bot,
     stop_cleanly,
 )
@@ -45,7 +46,7 @@ async def test_a_poller_holds_its_lock_again_after_a_restart_and_a_second_is_ref
     await said(first, "is held again")
     second = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
     _, refusal = await refused_at_start(second)
-    assert "another process of this bot already takes its updates" in refusal
+    assert refusal == second_poller_refused(env["DATABASE_URL"])
 
     await User(api, 202, "Bob").open_board()  # the first poller serves on
     assert not api.find_requests("getUpdates", ok=False), "two pollers met at Telegram"
@@ -80,7 +81,7 @@ async def test_webhook_processes_hold_their_lock_again_so_no_poller_removes_the_
         mark = api.mark()
         poller = await spawn_bot(env=bot_env(api, url), stderr=asyncio.subprocess.PIPE)
         _, refusal = await refused_at_start(poller)
-        assert "already takes its updates" in refusal
+        assert refusal == second_poller_refused(url)
         assert not api.find_requests("deleteWebhook", after=mark)
         assert webhook.process is not None and webhook.process.returncode is None
     finally:

@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.storage.postgres import describe_url
 from tests.support.databases import Database
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: `python -m bot` runs from here
@@ -238,4 +239,13 @@ async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Proce
         env=playground_env(PYTHONPATH=str(ROOT), **env),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def second_poller_refused(url: str) -> str:
+    """The line a polling process prints when another process of the bot takes its updates."""
+    return (
+        f"bot2048: another process of this bot already takes its updates from "
+        f"{describe_url(url)}: stop it first, or run every process in webhook mode (one polling "
+        "process per bot, or webhook processes only)\n"
     )

@@ -21,7 +21,7 @@ from bot.outcomes import TapStatus
 from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
-from bot.storage import SCHEMA_VERSION, Storage, open_storage
+from bot.storage import SCHEMA_VERSION, Storage, StorageUnavailable, open_storage
 from bot.storage.schema import SQLITE, migrations
 from tests.support.databases import (
     FIRST_RELEASE_SQL,
@@ -76,12 +76,20 @@ async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+# What an operator reads who started an older release on a newer release's database.
+NEWER_SCHEMA = (
+    f"database schema {SCHEMA_VERSION + 1} is newer than this bot2048 (schema {SCHEMA_VERSION}): "
+    "upgrade bot2048 to the release that wrote it"
+)
+
+
 async def test_a_newer_sqlite_schema_is_refused(tmp_path):
     path = tmp_path / "bot.sqlite3"
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(StorageUnavailable) as refused:
         await open_storage(path)
+    assert str(refused.value) == NEWER_SCHEMA
 
 
 async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
@@ -199,8 +207,9 @@ async def test_a_newer_postgres_schema_is_refused(postgres):
         )
     finally:
         await connection.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(StorageUnavailable) as refused:
         await open_storage(postgres)
+    assert str(refused.value) == NEWER_SCHEMA
 
 
 # What both databases must agree on, column by column: (name, type family, nullable,
