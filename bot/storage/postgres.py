@@ -54,6 +54,7 @@ from typing import Any
 import asyncpg
 
 from bot.metrics import DATABASE_WAIT
+from bot.models import Player, View
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
@@ -138,6 +139,18 @@ _CLAIM_JOB = f"""
 # Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
 _FORGET_PACES = f"""
     DELETE FROM chat_pace WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+"""
+# Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
+_TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
+# Spend one of them and read the player: one statement, so taps spent at once in several
+# processes queue on the row and each sees the others' spending. With none left, nothing is
+# written and no row comes back; a player without a row gets one, full but for this tap.
+_SPEND_TAP = f"""
+    INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
+    VALUES ($1, $3::float8 - 1, {_NOW})
+    ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
+    WHERE {_TAP_TOKENS} >= 1
+    RETURNING p.name, p.language, p.view, p.telegram_language
 """
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
@@ -446,6 +459,16 @@ class PostgresStorage(Storage):
         """Drop the budgets of chats that sent nothing for `idle` seconds (longer than a
         slowed pace takes to recover): they are full again, as if never used."""
         await self._statement(_FORGET_PACES, idle)
+
+    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
+        """Spend one of the player's taps, kept for every process in their row, and read the
+        player: the read their tap makes anyway, so the budget costs no round trip of its
+        own. None, and nothing written, when they have none left."""
+        row = await self._statement(_SPEND_TAP, user_id, rate, burst)
+        if row is None:
+            return None
+        name, language, view, telegram_language = row
+        return Player(user_id, name, language, View(view), telegram_language)
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

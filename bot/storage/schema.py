@@ -257,6 +257,13 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
     ),
+    # 12: a player's taps' budget, one for every process (PostgreSQL; a SQLite file has one
+    # process, which keeps it in memory): the tokens left when they last tapped, in the row
+    # their tap reads anyway, so spending it costs no round trip of its own.
+    (
+        "ALTER TABLE players ADD COLUMN tap_tokens {real} NOT NULL DEFAULT 0",
+        "ALTER TABLE players ADD COLUMN tapped_at {real} NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

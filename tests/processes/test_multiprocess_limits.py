@@ -2,20 +2,26 @@
 
 One process takes a bot's updates by polling, or any number by webhook, never both; a group
 never has more than three running challenges however many processes create them at once; a
-player's picture is drawn by one process at a time.
+player's picture is drawn by one process at a time; a player's taps, in the chat and in the
+Mini App, are one budget however many processes serve them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
+import aiohttp
 import asyncpg
 
+from bot.config import MINIAPP_PATH
 from bot.models import NewChallenge
 from bot.storage import open_storage
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.databases import count_rows
 from tests.support.harness import User
+from tests.support.miniapp import WEBAPP_URL, authorization, init_data
 from tests.support.processes import (
     PUBLIC_URL,
     SECRET,
@@ -145,3 +151,61 @@ async def test_a_picture_drawn_by_another_process_holds_the_next_one_back(api, p
             await elsewhere.close()
     finally:
         assert await process.stop() == 0
+
+
+# A flood well over what the budget lets through while it lasts, and the callers of the page's.
+FLOOD_TAPS = 400
+FLOOD_CALLS = 300
+PAGE_CONNECTIONS = 30
+# Taps counted once too often, at most: each process rounds the bucket's refill its own way.
+SLACK = 2
+
+
+def within_budget(accepted: int, seconds: float) -> bool:
+    """As many as one process lets through in `seconds`, at most: the burst, and the refill."""
+    return TAP_BURST <= accepted <= TAP_BURST + TAPS_PER_SECOND * seconds + SLACK
+
+
+async def test_one_players_taps_and_page_calls_are_one_budget_across_three_processes(api, postgres):
+    """Anna floods a button and Daan his page, each call going to the next of three processes:
+    each gets what one process alone would let through, not three times that."""
+    trio = [WebhookProcess(api, postgres, WEBAPP_URL=WEBAPP_URL) for _ in range(3)]
+    await start_all(trio)
+    try:
+        api.webhook_targets = [p.url for p in trio]
+        anna = User(api, 1501, "Anna")
+        board = await anna.open_board()
+
+        async def flood_taps() -> tuple[int, float]:
+            started = time.monotonic()
+            # A retired button: the tap moves nothing, so only the taps' budget refuses it.
+            queries = [
+                api.tap(anna.id, anna.id, board.message_id, "gone", strict=False)
+                for _ in range(FLOOD_TAPS)
+            ]
+            answers = [await api.wait_answer(query, timeout=120) for query in queries]
+            refused = [a for a in answers if a.get("text", "").startswith("Easy there")]
+            return len(answers) - len(refused), time.monotonic() - started
+
+        async def flood_page(http: aiohttp.ClientSession) -> tuple[int, float]:
+            headers = authorization(init_data(api.token, 1502))
+            urls = itertools.cycle(f"{p.web_base}{MINIAPP_PATH}/api/open" for p in trio)
+            left = iter(range(FLOOD_CALLS))
+            statuses: list[int] = []
+
+            async def caller() -> None:
+                for _ in left:
+                    async with http.post(next(urls), json={}, headers=headers) as response:
+                        statuses.append(response.status)
+
+            started = time.monotonic()
+            await asyncio.gather(*(caller() for _ in range(PAGE_CONNECTIONS)))
+            assert set(statuses) <= {200, 429}
+            return statuses.count(200), time.monotonic() - started
+
+        async with aiohttp.ClientSession() as http:
+            (taps, tapping), (calls, calling) = await asyncio.gather(flood_taps(), flood_page(http))
+        assert within_budget(taps, tapping), (taps, tapping)
+        assert within_budget(calls, calling), (calls, calling)
+    finally:
+        assert await asyncio.gather(*(p.stop() for p in trio)) == [0, 0, 0]
