@@ -9,19 +9,16 @@ Mini App, are one budget however many processes serve them.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 
-import aiohttp
 import asyncpg
 
-from bot.config import MINIAPP_PATH
 from bot.models import NewChallenge
 from bot.storage import open_storage
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.databases import count_rows
 from tests.support.harness import User
-from tests.support.miniapp import WEBAPP_URL, authorization, init_data
+from tests.support.miniapp import WEBAPP_URL
 from tests.support.processes import (
     PUBLIC_URL,
     SECRET,
@@ -34,6 +31,7 @@ from tests.support.processes import (
     start_bot_process,
     stop_cleanly,
 )
+from tests.support.throttles import flood_page, flood_taps, tap_targets
 
 GROUP = -100888
 
@@ -153,7 +151,7 @@ async def test_a_picture_drawn_by_another_process_holds_the_next_one_back(api, p
         assert await process.stop() == 0
 
 
-# A flood well over what the budget lets through while it lasts, and the callers of the page's.
+# A flood well over what the budget lets through while it lasts, and the page's connections.
 FLOOD_TAPS = 400
 FLOOD_CALLS = 300
 PAGE_CONNECTIONS = 30
@@ -161,50 +159,33 @@ PAGE_CONNECTIONS = 30
 SLACK = 2
 
 
-def within_budget(accepted: int, seconds: float) -> bool:
+def within_budget(let_through: int, seconds: float) -> bool:
     """As many as one process lets through in `seconds`, at most: the burst, and the refill."""
-    return TAP_BURST <= accepted <= TAP_BURST + TAPS_PER_SECOND * seconds + SLACK
+    return TAP_BURST <= let_through <= TAP_BURST + TAPS_PER_SECOND * seconds + SLACK
 
 
 async def test_one_players_taps_and_page_calls_are_one_budget_across_three_processes(api, postgres):
-    """Anna floods a button and Daan his page, each call going to the next of three processes:
-    each gets what one process alone would let through, not three times that."""
+    """Anna floods forged buttons in four chats, and Daan his page, each update and call going
+    to the next of three processes: each gets what one process alone lets through, not three
+    times that."""
     trio = [WebhookProcess(api, postgres, WEBAPP_URL=WEBAPP_URL) for _ in range(3)]
     await start_all(trio)
     try:
         api.webhook_targets = [p.url for p in trio]
-        anna = User(api, 1501, "Anna")
-        board = await anna.open_board()
+        anna, daan = User(api, 1501, "Anna"), User(api, 1502, "Daan")
+        await daan.send("/start")
+        targets = tap_targets(api, anna.id, GROUP)
 
-        async def flood_taps() -> tuple[int, float]:
+        async def timed(flood) -> tuple[int, float]:
             started = time.monotonic()
-            # A retired button: the tap moves nothing, so only the taps' budget refuses it.
-            queries = [
-                api.tap(anna.id, anna.id, board.message_id, "gone", strict=False)
-                for _ in range(FLOOD_TAPS)
-            ]
-            answers = [await api.wait_answer(query, timeout=120) for query in queries]
-            refused = [a for a in answers if a.get("text", "").startswith("Easy there")]
-            return len(answers) - len(refused), time.monotonic() - started
+            let_through, _ = await flood
+            return let_through, time.monotonic() - started
 
-        async def flood_page(http: aiohttp.ClientSession) -> tuple[int, float]:
-            headers = authorization(init_data(api.token, 1502))
-            urls = itertools.cycle(f"{p.web_base}{MINIAPP_PATH}/api/open" for p in trio)
-            left = iter(range(FLOOD_CALLS))
-            statuses: list[int] = []
-
-            async def caller() -> None:
-                for _ in left:
-                    async with http.post(next(urls), json={}, headers=headers) as response:
-                        statuses.append(response.status)
-
-            started = time.monotonic()
-            await asyncio.gather(*(caller() for _ in range(PAGE_CONNECTIONS)))
-            assert set(statuses) <= {200, 429}
-            return statuses.count(200), time.monotonic() - started
-
-        async with aiohttp.ClientSession() as http:
-            (taps, tapping), (calls, calling) = await asyncio.gather(flood_taps(), flood_page(http))
+        bases = [p.web_base for p in trio]
+        (taps, tapping), (calls, calling) = await asyncio.gather(
+            timed(flood_taps(api, anna.id, targets, count=FLOOD_TAPS)),
+            timed(flood_page(api, daan.id, bases, PAGE_CONNECTIONS, count=FLOOD_CALLS)),
+        )
         assert within_budget(taps, tapping), (taps, tapping)
         assert within_budget(calls, calling), (calls, calling)
     finally:
