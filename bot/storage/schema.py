@@ -264,6 +264,9 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE players ADD COLUMN tap_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE players ADD COLUMN tapped_at {real} NOT NULL DEFAULT 0",
     ),
+    # 13: a job's claim names its holder, which renews its short lease while the job runs and
+    # deletes its own claim alone: a lapsed claim another process took over stays theirs.
+    ("ALTER TABLE job_claims ADD COLUMN holder TEXT NOT NULL DEFAULT ''",),
 )
 SCHEMA_VERSION = len(_STEPS)
 
