@@ -29,6 +29,7 @@ from bot.services.outbox import Outbox
 from bot.services.players import PlayerService, TapBudget
 from bot.services.redelivery import UpdateLog
 from bot.services.sharing import SharingService
+from bot.services.stats import StatsService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
@@ -83,6 +84,7 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     daily: DailyService
+    stats: StatsService  # a player's statistics and daily streaks, read only
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     sharing: SharingService
@@ -152,6 +154,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=DailyService(storage, locks),
+        stats=StatsService(storage),
         verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),

@@ -29,7 +29,8 @@ async def _text(context: BotContext, t: Translator, played: DailyPlay) -> str:
         return texts.resumed(t, daily, left)
     assert played.entry is not None
     rank = await context.runtime.storage.daily_rank(daily.id, played.entry.owner_id)
-    return texts.finished(t, daily, played.entry, left, rank)
+    streaks = await context.runtime.stats.streaks(played.entry.owner_id)
+    return texts.finished(t, daily, played.entry, left, rank, streaks)
 
 
 async def _show(update: Update, context: BotContext, played: DailyPlay) -> None:
