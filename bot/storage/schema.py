@@ -261,14 +261,32 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
     ),
-    # 12: a player's taps' budget, one for every process (PostgreSQL; a SQLite file has one
+    # 12: the daily in groups. A group's admins opt it in (`daily_on`, off by default); an
+    # opted-in group has one card a day (`group_dailies`, one row per group and daily, made
+    # by whichever process gets there first), edited as members finish, then closed once
+    # when the day ends (`finished`), which is when its final card and winner are owed.
+    (
+        "ALTER TABLE chats ADD COLUMN daily_on INTEGER NOT NULL DEFAULT 0",
+        # The language of the admin who switched it on: the card's, unless the group chose one.
+        "ALTER TABLE chats ADD COLUMN daily_language TEXT",
+        "CREATE INDEX chats_daily_on ON chats (chat_id) WHERE daily_on = 1",
+        """CREATE TABLE group_dailies (
+            chat_id {bigint} NOT NULL,
+            daily_id {bigint} NOT NULL REFERENCES dailies (id),
+            message_id {bigint},
+            finished INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, daily_id)
+        )""",
+        "CREATE INDEX group_dailies_open ON group_dailies (daily_id) WHERE finished = 0",
+    ),
+    # 13: a player's taps' budget, one for every process (PostgreSQL; a SQLite file has one
     # process, which keeps it in memory): the tokens left when they last tapped, in the row
     # their tap reads anyway, so spending it costs no round trip of its own.
     (
         "ALTER TABLE players ADD COLUMN tap_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE players ADD COLUMN tapped_at {real} NOT NULL DEFAULT 0",
     ),
-    # 13: a job's claim names its holder, which renews its short lease while the job runs and
+    # 14: a job's claim names its holder, which renews its short lease while the job runs and
     # deletes its own claim alone: a lapsed claim another process took over stays theirs.
     ("ALTER TABLE job_claims ADD COLUMN holder TEXT NOT NULL DEFAULT ''",),
 )
