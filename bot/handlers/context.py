@@ -61,6 +61,9 @@ class BotContext(
     ) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
         self._audience: Audience | None = None
+        # The tapping player as read when their tap was spent (handlers/throttling.py), so
+        # that bookkeeping reads them no second time.
+        self.tapper: Player | None = None
 
     @property
     def runtime(self) -> Runtime:

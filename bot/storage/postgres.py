@@ -45,6 +45,7 @@ import logging
 import re
 import socket
 import urllib.parse
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -55,6 +56,7 @@ import asyncpg
 
 from bot.logs import system_reason
 from bot.metrics import DATABASE_WAIT
+from bot.models import Player, View
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
@@ -128,17 +130,36 @@ _HOLD_BACK = f"""
         factor = GREATEST($4::float8, {_factor("$3")} / 2),
         slowed_at = {_NOW}
 """
-# Seconds a job's claim holds at most: longer than any picture takes, queue included.
-CLAIM_LEASE = 120.0
-# Claim the job named $1 for $2 seconds unless a live claim holds it: a row back, or none.
+# Seconds a job's claim holds unless renewed: its holder renews it every `CLAIM_RENEWAL` while
+# the job runs, however long it waits for a worker, so a process that died leaves its job to
+# the others within a lease.
+CLAIM_LEASE = 6.0
+CLAIM_RENEWAL = CLAIM_LEASE / 3
+# Claim the job named $1 for $2 seconds, as holder $3, unless a live claim holds it: a row
+# back, or none.
 _CLAIM_JOB = f"""
-    INSERT INTO job_claims AS c (name, until) VALUES ($1, {_NOW} + $2::float8)
-    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until WHERE c.until < {_NOW}
+    INSERT INTO job_claims AS c (name, until, holder) VALUES ($1, {_NOW} + $2::float8, $3)
+    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until, holder = EXCLUDED.holder
+    WHERE c.until < {_NOW}
     RETURNING 1
 """
+# The claim on job $1 held for $2 seconds more, if holder $3 still has it.
+_RENEW_CLAIM = f"UPDATE job_claims SET until = {_NOW} + $2::float8 WHERE name = $1 AND holder = $3"
 # Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
 _FORGET_PACES = f"""
     DELETE FROM chat_pace WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+"""
+# Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
+_TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
+# Spend one of them and read the player: one statement, so taps spent at once in several
+# processes queue on the row and each sees the others' spending. With none left, nothing is
+# written and no row comes back; a player without a row gets one, full but for this tap.
+_SPEND_TAP = f"""
+    INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
+    VALUES ($1, $3::float8 - 1, {_NOW})
+    ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
+    WHERE {_TAP_TOKENS} >= 1
+    RETURNING p.name, p.language, p.view, p.telegram_language
 """
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
@@ -461,19 +482,44 @@ class PostgresStorage(Storage):
         slowed pace takes to recover): they are full again, as if never used."""
         await self._statement(_FORGET_PACES, idle)
 
+    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
+        """Spend one of the player's taps, kept for every process in their row, and read the
+        player: the read their tap makes anyway, so the budget costs no round trip of its
+        own. None, and nothing written, when they have none left."""
+        row = await self._statement(_SPEND_TAP, user_id, rate, burst)
+        if row is None:
+            return None
+        name, language, view, telegram_language = row
+        return Player(user_id, name, language, View(view), telegram_language)
+
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
-        """A claim row, taken if free (or left by a process that died), deleted after the
-        block: no connection is held meanwhile, however long the job waits for a worker."""
-        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE)
+        """A claim row, taken if free (or left by a process that died), renewed while the
+        block runs and deleted after it: no connection is held meanwhile, however long the
+        job waits for a worker. Each claim has a holder of its own, so a claim that lapsed
+        (its renewals lost with the database) and went to another process stays theirs."""
+        holder = uuid.uuid4().hex
+        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE, holder)
         if claimed is None:
             yield False
             return
+        renewing = asyncio.create_task(self._renew_claim(name, holder))
         try:
             yield True
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             with contextlib.suppress(StorageUnavailable):  # the lease ends it all the same
-                await self._statement("DELETE FROM job_claims WHERE name = $1", name)
+                await self._statement(
+                    "DELETE FROM job_claims WHERE name = $1 AND holder = $2", name, holder
+                )
+
+    async def _renew_claim(self, name: str, holder: str) -> None:
+        while True:
+            await asyncio.sleep(CLAIM_RENEWAL)
+            with contextlib.suppress(StorageUnavailable):  # the next renewal may get through
+                await self._statement(_RENEW_CLAIM, name, CLAIM_LEASE, holder)
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         row = await self._query("fetchrow", sql, params)

@@ -107,15 +107,21 @@ def free_port() -> int:
 class WebhookProcess:
     """`python -m bot --webhook` on a port of its own."""
 
-    def __init__(self, api, database: Database) -> None:
+    def __init__(self, api, database: Database, **settings: str) -> None:
         self.api = api
         self.database = database
+        self.settings = settings  # more of the environment (WEBAPP_URL, say)
         self.port = free_port()
         self.process: asyncio.subprocess.Process | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/telegram"
+
+    @property
+    def web_base(self) -> str:
+        """Where its web server answers (the Mini App's API too, with WEBAPP_URL set)."""
+        return f"http://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
         env = bot_env(
@@ -125,6 +131,7 @@ class WebhookProcess:
             WEBHOOK_SECRET=SECRET,
             PORT=str(self.port),
             LISTEN="127.0.0.1",
+            **self.settings,
         )
         self.process = await spawn_bot("--webhook", env=env)
         deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
