@@ -337,7 +337,8 @@ class PostgresStorage(Storage):
     async def _on(self, connection: asyncpg.Connection, step: Awaitable[Any]) -> Any:
         """Await one step on `connection`, its failure to reach the server made
         `StorageUnavailable`: a lost connection, a statement the server cancelled at `wait`,
-        or an answer that never came (the connection closed, the pool's others renewed).
+        an answer that never came (the connection closed, the pool's others renewed), or a
+        connection the driver lost track of.
         A step cancelled closes the connection."""
         try:
             result = await step
@@ -353,6 +354,11 @@ class PostgresStorage(Storage):
         except (asyncpg.QueryCanceledError, asyncpg.IdleInTransactionSessionTimeoutError):
             raise self._lost(f"a statement took longer than {self._wait:g} s") from None
         except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        except (asyncpg.InterfaceError, asyncpg.InternalClientError) as error:
+            # The driver lost track of the connection (it closed under a statement being
+            # cut off, say): it is closed, and the next statement gets a new one.
+            _terminate(connection)
             raise self._lost(f"{error.__class__.__name__}: {error}") from error
         self._reached()
         return result
