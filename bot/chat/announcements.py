@@ -71,9 +71,13 @@ async def send_owed(bot: Bot, runtime: Runtime) -> None:
 async def catch_up(bot: Bot, runtime: Runtime) -> None:
     """End the challenges whose time is up, then send what is owed.
 
-    During an outage this finds the database away, which its storage has logged already.
+    One look first, which also renews this process's leases: when nothing is due, as on
+    most turns, that is the whole run. During an outage this finds the database away, which
+    its storage has logged already.
     """
     try:
+        if not await runtime.outbox.look():
+            return
         await runtime.challenges.finish_overdue()
         await send_owed(bot, runtime)
     except StorageUnavailable:

@@ -409,6 +409,21 @@ class PostgresStorage(Storage):
         )
         return bool(await self._query("fetchval", combined, (*first_params, *then_params)))
 
+    async def _write_then_read(
+        self,
+        write: str,
+        write_params: Sequence[object],
+        read: str,
+        read_params: Sequence[object],
+    ) -> Row:
+        """One statement, one round trip: `write` as a data-modifying WITH, then `read`."""
+        if self._connection() is not None:
+            raise TransactionError("a statement that commits on its own runs outside transaction()")
+        row = await self._query(
+            "fetchrow", f"WITH written AS ({write}) {read}", (*write_params, *read_params)
+        )
+        return tuple(row)
+
     async def _serialize(self, key: str) -> None:
         connection = self._connection()
         if connection is not None:

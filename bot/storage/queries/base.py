@@ -103,6 +103,26 @@ class StorageBase(ABC):
             await self._execute(then.format(guard="WHERE 1 = 1"), then_params)
         return True
 
+    async def _write_then_read(
+        self,
+        write: str,
+        write_params: Sequence[object],
+        read: str,
+        read_params: Sequence[object],
+    ) -> Row:
+        """Outside any transaction: run the writing statement `write`, then the one-row `read`,
+        committed together; the read's row. The read must not depend on what `write` changed
+        (a backend that makes the two one statement reads from the snapshot before it).
+
+        Here a transaction of its own; a backend that pays a round trip per statement makes
+        the two one statement.
+        """
+        async with self.transaction():
+            await self._execute(write, write_params)
+            row = await self._fetchrow(read, read_params)
+        assert row is not None
+        return row
+
     def _for_update(self) -> str:
         """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""
         return ""
