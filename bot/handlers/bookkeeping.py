@@ -6,8 +6,11 @@ languages to answer in, so the handlers themselves only read `context.audience`.
 
 from __future__ import annotations
 
+import re
+
 from telegram import Update
 
+from bot.codecs import GAME_PATTERN, parse_game_tap
 from bot.handlers.context import GROUP_TYPES, Audience, BotContext, display_name
 from bot.presentation.i18n import player_language, translator
 
@@ -22,9 +25,19 @@ async def track(update: Update, context: BotContext) -> None:
     as_group = message is not None and message.sender_chat is not None
     if not as_group:
         await players.remember_name(chat.id, user.id, display_name(user), user.language_code)
-    player = await players.player(user.id)
-    for_sender = translator(player_language(player, user.language_code))
     in_group = chat.type in GROUP_TYPES
-    group_language = await players.chat_language(chat.id) if in_group else None
+    seen = await players.seen(chat.id, user.id, in_group=in_group, game_id=_tapped_game(update))
+    if seen.game is not None:
+        context.runtime.games.read_ahead(seen.game, seen.generation)
+    player, group_language = seen.player, seen.group_language
+    for_sender = translator(player_language(player, user.language_code))
     for_chat = translator(group_language) if group_language else for_sender
     context.audience = Audience(player, for_sender, for_chat, chat.id, in_group, as_group)
+
+
+def _tapped_game(update: Update) -> int | None:
+    """The game a tap on a board's button is about, if the update is one."""
+    query = update.callback_query
+    if query is None or query.data is None or not re.fullmatch(GAME_PATTERN, query.data):
+        return None
+    return parse_game_tap(query.data).game_id

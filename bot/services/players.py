@@ -4,14 +4,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 
 from cachetools import TTLCache
 
-from bot.models import Challenge, Player, View
+from bot.models import Challenge, Player, StoredGame, View
 from bot.services.cache import CacheFactory, recent_cache
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
 from bot.storage import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What an update's bookkeeping reads: the sender, their group's chosen language, and,
+    read in the same statement, the game their tap is on (with the chat's write number
+    before the read: `ChatLocks.generation`)."""
+
+    player: Player
+    group_language: str | None
+    game: StoredGame | None = None
+    generation: int = 0
 
 
 class PlayerService:
@@ -35,6 +48,26 @@ class PlayerService:
         player = await self.storage.player(user_id)
         self._players[user_id] = player
         return player
+
+    async def seen(
+        self, chat_id: int, user_id: int, *, in_group: bool, game_id: int | None = None
+    ) -> Seen:
+        """The sender of an update in `chat_id` and, in a group, its chosen language.
+
+        `game_id`: the game the update taps on. When the player is not known here (with other
+        processes on the database, never), the game is read in the same statement as the
+        player, for the tap's move to start from (`GameService.read_ahead`): a round trip
+        fewer per tap.
+        """
+        known = self._players.get(user_id)
+        if known is not None:
+            return Seen(known, await self.chat_language(chat_id) if in_group else None)
+        generation = self._locks.generation(chat_id)
+        player, language, game = await self.storage.player_seen(
+            user_id, chat_id if in_group else None, game_id
+        )
+        self._players[user_id] = player
+        return Seen(player, language, game, generation)
 
     async def chat_language(self, chat_id: int) -> str | None:
         return await self.storage.chat_language(chat_id)

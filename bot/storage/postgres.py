@@ -54,6 +54,7 @@ from typing import Any
 import asyncpg
 
 from bot.metrics import DATABASE_WAIT
+from bot.models import SendAsk
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
@@ -104,18 +105,28 @@ def _factor(recovery: str) -> str:
     )
 
 
-# Seconds between two sends at the chat's pace ($2: at the full pace), and how far ahead of
-# its due time a send may go: a burst of $3 at the full pace, none while slowed.
-_INTERVAL = f"($2::float8 / {_factor('$4')})"
-_SLACK = f"((CASE WHEN {_factor('$4')} >= 1 THEN $3::float8 ELSE 1.0 END - 1.0) * {_INTERVAL})"
-# Reserve the chat's next send ($1): one statement, so processes reserving at once queue on
-# the row and each gets a time of its own. The answer: when to send, the flood wait's end, and
-# the database's time.
-_RESERVE_SEND = f"""
-    INSERT INTO chat_pace AS p (chat_id, due_at) VALUES ($1, {_NOW} + $2::float8)
-    ON CONFLICT (chat_id) DO UPDATE SET due_at = GREATEST(p.due_at, {_NOW}) + {_INTERVAL}
-    RETURNING p.due_at - {_INTERVAL} - {_SLACK}, p.blocked_until, {_NOW}
+def _reserving(first: int, guard: str = "") -> str:
+    """Reserve a chat's next send: one statement, so processes reserving at once queue on the
+    row and each gets a time of its own. Its parameters from `$first` on: the chat, the
+    seconds between two sends at the full pace, the burst, the recovery. `guard`: a condition
+    for reserving at all. The answer: seconds until the send may go, and until the chat's
+    flood wait ends."""
+    chat, interval, burst, recovery = (f"${first + i}" for i in range(4))
+    # Seconds between two sends at the chat's pace now, and how far ahead of its due time a
+    # send may go: a burst at the full pace, none while slowed.
+    pace = f"({interval}::float8 / {_factor(recovery)})"
+    slack = (
+        f"((CASE WHEN {_factor(recovery)} >= 1 THEN {burst}::float8 ELSE 1.0 END - 1.0) * {pace})"
+    )
+    return f"""
+    INSERT INTO chat_pace AS p (chat_id, due_at) SELECT {chat}::bigint, {_NOW} + {interval}::float8
+    {guard}
+    ON CONFLICT (chat_id) DO UPDATE SET due_at = GREATEST(p.due_at, {_NOW}) + {pace}
+    RETURNING p.due_at - {pace} - {slack} - {_NOW}, p.blocked_until - {_NOW}
 """
+
+
+_RESERVE_SEND = _reserving(1)
 # A 429 in chat $1 ($2 seconds of flood wait): nothing goes out before its end, and after it
 # the chat goes at half its pace (never below $4 of it, recovering every $3 seconds), no burst.
 _HOLD_BACK = f"""
@@ -398,16 +409,28 @@ class PostgresStorage(Storage):
         first_params: Sequence[object],
         then: str,
         then_params: Sequence[object],
-    ) -> bool:
-        """One statement, one round trip: `then` runs on what `first` changed, in its commit."""
+        send: SendAsk | None = None,
+    ) -> Row | None:
+        """One statement, one round trip: `then` runs on what `first` changed, in its commit,
+        and so does the reservation of the chat's next send."""
         if self._connection() is not None:
             raise TransactionError("a statement that commits on its own runs outside transaction()")
-        combined = (
-            f"WITH done AS ({first} RETURNING 1), "
-            f"after AS ({then.format(guard='WHERE EXISTS (SELECT 1 FROM done)')}) "
-            "SELECT count(*) FROM done"
+        guard = "WHERE EXISTS (SELECT 1 FROM done)"
+        params = (*first_params, *then_params)
+        written = _numbered(
+            f"WITH done AS ({first} RETURNING 1), after AS ({then.format(guard=guard)})",
+            len(params),
         )
-        return bool(await self._query("fetchval", combined, (*first_params, *then_params)))
+        reserved, joined = "NULL::float8, NULL::float8", ""
+        if send is not None:
+            written += f", pace AS ({_reserving(len(params) + 1, guard)})"
+            reserved, joined = "pace.*", " CROSS JOIN pace"
+            params = (*params, send.chat_id, send.interval, send.burst, send.recovery)
+        # No row when `first` changed none: `then` and the reservation are guarded by it.
+        select = f"{written} SELECT after.*, {reserved} FROM after{joined}"
+        async with self._pooled() as connection:
+            row = await self._on(connection, connection.fetchrow(select, *params))
+        return None if row is None else tuple(row)
 
     async def _write_then_read(
         self,
@@ -448,8 +471,8 @@ class PostgresStorage(Storage):
         """
         row = await self._statement(_RESERVE_SEND, chat_id, interval, burst, recovery)
         assert row is not None
-        send_at, blocked_until, now = row
-        return send_at - now, blocked_until - now
+        wait, held = row
+        return wait, held
 
     async def hold_back(
         self, chat_id: int, seconds: float, recovery: float, slowest: float

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, ClassVar
 
+from bot.models import SendAsk
 from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
@@ -89,19 +90,23 @@ class StorageBase(ABC):
         first_params: Sequence[object],
         then: str,
         then_params: Sequence[object],
-    ) -> bool:
+        send: SendAsk | None = None,
+    ) -> Row | None:
         """Outside any transaction: run the UPDATE `first` and, if it changed a row, the
-        INSERT ... SELECT `then` (its `{guard}` the SELECT's WHERE), both or neither; whether
-        `first` changed a row.
+        INSERT ... SELECT ... RETURNING `then` (its `{guard}` the SELECT's WHERE), both or
+        neither; None if `first` changed no row, else the row `then` returned, followed by
+        the chat's send reserved with them (`send`: seconds until it may go and until the
+        chat's flood wait ends, as `reserve_send`), or two NULLs.
 
-        Here a transaction of its own; a backend that pays a round trip per statement makes
-        the two one statement.
+        Here a transaction of its own, which reserves no send: only a backend whose chats'
+        pace is shared (PostgreSQL) is asked to, and it makes it all one statement.
         """
         async with self.transaction():
             if not await self._execute(first, first_params):
-                return False
-            await self._execute(then.format(guard="WHERE 1 = 1"), then_params)
-        return True
+                return None
+            row = await self._fetchrow(then.format(guard="WHERE 1 = 1"), then_params)
+        assert row is not None
+        return (*row, None, None)
 
     async def _write_then_read(
         self,
