@@ -255,7 +255,8 @@ async def open_boards(
             lambda r, c=chat: (
                 r.method == "sendMessage"
                 and r.params.get("chat_id") == c
-                and str(_first_button(r.params)).startswith("g:")
+                and "reply_markup" in r.params
+                and not _first_button(r.params).startswith("daily:")
             ),
             after=mark,
             timeout=30,
@@ -265,8 +266,8 @@ async def open_boards(
 
 
 def _first_button(params: dict) -> str:
-    """The callback data of a message's first button: a board's is a game tap ("g:…"), which
-    tells the board apart from the welcome's keyboard."""
+    """The callback data of a message's first button: the welcome's opens the daily
+    ("daily:…"), which tells it apart from the board after it (the bare bot's too)."""
     keyboard = params.get("reply_markup", {}).get("inline_keyboard") or [[{}]]
     return keyboard[0][0].get("callback_data", "")
 
