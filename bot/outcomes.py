@@ -1,4 +1,5 @@
-"""What the services answer about a game: the result types the chat and the Mini App present.
+"""What the services answer: the result types the chat and the Mini App present, of a game
+and of a player's statistics.
 
 Both ways of playing show the same result the same way (bot/presentation/toasts.py), so the
 results are plain values here, below the services that make them and the presentation that
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
-from bot.models import StoredGame
+from bot.models import DailyPlace, PlayedScore, PlayTotals, Record, StoredGame
 from engine.solver.reasons import Reason
 
 
@@ -31,6 +32,7 @@ class MoveEffects:
 
     challenge_id: int | None = None  # a challenge whose standings may have moved
     duel_over: StoredGame | None = None  # a duel's game that the move ended
+    daily_over: StoredGame | None = None  # a daily attempt that the move ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +55,12 @@ class TapResult:
         stored = self.stored
         if not self.changed or stored is None:
             return MoveEffects()
-        over = self.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None
-        return MoveEffects(stored.challenge_id, stored if over else None)
+        over = self.outcome is engine.Outcome.GAME_OVER
+        return MoveEffects(
+            stored.challenge_id,
+            stored if over and stored.duel_of is not None else None,
+            stored if over and stored.daily_id is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,3 +87,33 @@ class HintResult:
     outcome: engine.Outcome | None = None
     refused: TapResult | None = None
     reason: Reason | None = None  # SHOWN: why the move is good, when the board shows it
+
+
+@dataclass(frozen=True, slots=True)
+class Streaks:
+    """Days in a row (UTC) with a daily played: the run still alive, and the longest ever."""
+
+    current: int = 0
+    longest: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    records: dict[int, Record]  # by board size, for the sizes played
+    totals: PlayTotals
+    streaks: Streaks
+    best_daily: DailyPlace | None
+    last_daily: DailyPlace | None
+    recent: list[PlayedScore]  # the latest games, oldest first, for the chart
+
+    @property
+    def games_played(self) -> int:
+        return sum(record.games_played for record in self.records.values())
+
+    @property
+    def games_won(self) -> int:
+        return sum(record.games_won for record in self.records.values())
+
+    @property
+    def best_score(self) -> int:
+        return max((record.best_score for record in self.records.values()), default=0)

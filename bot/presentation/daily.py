@@ -9,6 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import codecs
 from bot.models import Daily, Standing, StoredGame
+from bot.outcomes import Streaks
 from bot.presentation import fairness
 from bot.presentation.i18n import Translator
 from bot.presentation.leaderboards import standing_line
@@ -29,7 +30,7 @@ def daily_link_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([[InlineKeyboardButton("📅 " + t._("Play the daily"), url=link)]])
 
 
-def _heading(t: Translator, daily: Daily) -> str:
+def heading(t: Translator, daily: Daily) -> str:
     return t._(
         "📅 <b>Daily 2048</b> · {size} · {day}",
         size=size_name(t, daily.size),
@@ -39,7 +40,7 @@ def _heading(t: Translator, daily: Daily) -> str:
 
 def _told(t: Translator, daily: Daily, *lines: str) -> str:
     """The daily's heading, what there is to say, and its commitment below."""
-    return "\n".join([_heading(t, daily), *lines, fairness.daily_commitment(t, daily.commitment)])
+    return "\n".join([heading(t, daily), *lines, fairness.daily_commitment(t, daily.commitment)])
 
 
 def started(t: Translator, daily: Daily, seconds_left: float) -> str:
@@ -82,6 +83,7 @@ def finished(
     entry: StoredGame,
     seconds_left: float,
     rank: tuple[int, int] | None,
+    streaks: Streaks,
 ) -> str:
     return _told(
         t,
@@ -93,7 +95,22 @@ def finished(
         ),
         result_line(t, entry),
         *([rank_line(t, rank)] if rank is not None else []),
+        streak_line(t, streaks),
     )
+
+
+def streak_line(t: Translator, streaks: Streaks) -> str:
+    """The daily streak running now, and the longest one so far: after a daily, and in
+    /stats."""
+    if streaks.longest == 0:
+        return t._("No daily streak yet: /daily starts today's.")
+    longest = t.ngettext("Longest: {n} day.", "Longest: {n} days.", streaks.longest)
+    if streaks.current == 0:
+        return t._("No daily streak running: today's daily starts a new one.") + " " + longest
+    running = t.ngettext(
+        "Daily streak: {n} day in a row.", "Daily streak: {n} days in a row.", streaks.current
+    )
+    return f"🔥 {running} {longest}"
 
 
 def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:
@@ -102,7 +119,7 @@ def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:
     if daily is not None:
         played = [] if entry is None else [result_line(t, entry)]
         seed = fairness.revealed(t, daily.seed, daily.salt, daily.commitment)
-        lines = [_heading(t, daily), *played, seed, *lines]
+        lines = [heading(t, daily), *played, seed, *lines]
     return "\n".join(lines)
 
 

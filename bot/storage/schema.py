@@ -26,6 +26,8 @@ class Dialect:
     state_score: str
     state_moves: str
     state_highest: str
+    # A saved game's play clock, read from its JSON state (not a step's: what /stats sums).
+    state_play_seconds: str
 
 
 SQLITE = Dialect(
@@ -35,6 +37,7 @@ SQLITE = Dialect(
     state_score="json_extract(state, '$.sc')",
     state_moves="json_extract(state, '$.mv')",
     state_highest="(SELECT 1 << max(value) FROM json_each(games.state, '$.b'))",
+    state_play_seconds="json_extract(state, '$.pt')",
 )
 POSTGRES = Dialect(
     bigint="BIGINT",
@@ -45,6 +48,7 @@ POSTGRES = Dialect(
     state_highest=(
         "(SELECT 1::bigint << max(e::int) FROM jsonb_array_elements_text(state::jsonb -> 'b') e)"
     ),
+    state_play_seconds="(state::jsonb ->> 'pt')::double precision",
 )
 
 _STEPS: tuple[tuple[str, ...], ...] = (
@@ -256,6 +260,24 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN revision {bigint} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
+    ),
+    # 12: the daily in groups. A group's admins opt it in (`daily_on`, off by default); an
+    # opted-in group has one card a day (`group_dailies`, one row per group and daily, made
+    # by whichever process gets there first), edited as members finish, then closed once
+    # when the day ends (`finished`), which is when its final card and winner are owed.
+    (
+        "ALTER TABLE chats ADD COLUMN daily_on INTEGER NOT NULL DEFAULT 0",
+        # The language of the admin who switched it on: the card's, unless the group chose one.
+        "ALTER TABLE chats ADD COLUMN daily_language TEXT",
+        "CREATE INDEX chats_daily_on ON chats (chat_id) WHERE daily_on = 1",
+        """CREATE TABLE group_dailies (
+            chat_id {bigint} NOT NULL,
+            daily_id {bigint} NOT NULL REFERENCES dailies (id),
+            message_id {bigint},
+            finished INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, daily_id)
+        )""",
+        "CREATE INDEX group_dailies_open ON group_dailies (daily_id) WHERE finished = 0",
     ),
 )
 SCHEMA_VERSION = len(_STEPS)
