@@ -263,13 +263,20 @@ async def open_boards(
                 r.method == "sendMessage"
                 and r.params.get("chat_id") == c
                 and "reply_markup" in r.params
+                and not _first_button(r.params).startswith("daily:")
             ),
             after=mark,
             timeout=30,
         )
-        first = sent.params["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
-        boards[chat] = (sent.result["message_id"], first.rsplit(":", 1)[0])
+        boards[chat] = (sent.result["message_id"], _first_button(sent.params).rsplit(":", 1)[0])
     return boards
+
+
+def _first_button(params: dict) -> str:
+    """The callback data of a message's first button: the welcome's opens the daily
+    ("daily:…"), which tells it apart from the board after it (the bare bot's too)."""
+    keyboard = params.get("reply_markup", {}).get("inline_keyboard") or [[{}]]
+    return keyboard[0][0].get("callback_data", "")
 
 
 async def _drive(

@@ -202,3 +202,25 @@ class Obligation:
     chat_id: int
     subject_id: int
     reply_to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SendAsk:
+    """A chat's next send, to reserve at its pace in the statement that saves a move, so the
+    move's redraw needs no round trip of its own for it: seconds between two sends at the
+    full pace, the burst, and the seconds a slowed pace takes to double back."""
+
+    chat_id: int
+    interval: float
+    burst: float
+    recovery: float
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSaved:
+    """What the statement that saved a move knows besides: the player's best score on the
+    board size now, and, if it reserved the chat's next send, the seconds until that send may
+    go and until the chat's flood wait ends (either may be zero or less: go now)."""
+
+    best: int
+    send: tuple[float, float] | None = None

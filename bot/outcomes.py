@@ -40,6 +40,10 @@ class TapResult:
     status: TapStatus
     stored: StoredGame | None = None
     outcome: engine.Outcome | None = None
+    # A move saved: the player's best score on the size then, and the chat's send reserved
+    # with it for the redraw, if one was asked for (`MoveSaved.send`).
+    best: int | None = None
+    send: tuple[float, float] | None = None
 
     @property
     def changed(self) -> bool:

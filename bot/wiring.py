@@ -20,7 +20,7 @@ from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
 from telegram.ext import Application
 
 from bot.config import MINIAPP_PATH, Config
-from bot.models import Player
+from bot.models import Player, StoredGame
 from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
 from bot.services.daily import DailyService
@@ -75,8 +75,11 @@ class SharedStorage(SharedBudgets, Protocol):
     async def forget_paces(self, idle: float) -> None:
         """Drop the paces of chats that sent nothing for `idle` seconds."""
 
-    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
-        """Spend one of the player's taps, counted for every process, and read the player."""
+    async def spend_tap(
+        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
+    ) -> tuple[Player, str | None, StoredGame | None] | None:
+        """Spend one of the player's taps, counted for every process, and read the player,
+        the group's language and the tapped game (`TapLedger`)."""
 
 
 @dataclass

@@ -28,10 +28,18 @@ log = logging.getLogger(__name__)
 
 
 async def board_message(
-    runtime: Runtime, stored: StoredGame, t: Translator, view: View, *, share: bool = False
+    runtime: Runtime,
+    stored: StoredGame,
+    t: Translator,
+    view: View,
+    *,
+    share: bool = False,
+    best: int | None = None,
 ) -> tuple[str, InlineKeyboardMarkup]:
+    """`best`: the owner's best score on the size, when the move just saved told it."""
     storage = runtime.storage
-    best = await runtime.games.best_score(stored.owner_id, stored.game.size)
+    if best is None:
+        best = await runtime.games.best_score(stored.owner_id, stored.game.size)
     owner = None
     if stored.chat_id != stored.owner_id:
         owner = await storage.player(stored.owner_id)
@@ -169,11 +177,11 @@ class BoardRedraw:
     view: View
 
     async def __call__(self) -> None:
-        latest = await self.runtime.games.saved(self.game_id)
+        latest, best = await self.runtime.games.just_moved(self.game_id)
         if latest is None:
             return
         try:
-            await self._edit(latest)
+            await self._edit(latest, best)
         except (NetworkError, Forbidden, ChatMigrated) as error:
             # Timeouts, a player who blocked the bot, a group upgraded to a supergroup (its
             # old messages stay behind): the move is saved, and the next tap (or /start) draws
@@ -186,11 +194,11 @@ class BoardRedraw:
         if now is not None and (now.game, now.shown_hint) != (latest.game, latest.shown_hint):
             self.runtime.pacer.edit(self.chat_id, self.message_id, self, replace=False)
 
-    async def _edit(self, stored: StoredGame) -> None:
+    async def _edit(self, stored: StoredGame, best: int | None) -> None:
         """Redraw the board in its message; a deleted message gets a fresh board."""
         bot, runtime = self.bot, self.runtime
         text, markup = await board_message(
-            runtime, stored, self.t, self.view, share=bot.supports_inline_queries
+            runtime, stored, self.t, self.view, share=bot.supports_inline_queries, best=best
         )
         try:
             await bot.edit_message_text(
@@ -213,9 +221,17 @@ class BoardRedraw:
 
 
 def redraw_board(
-    application: Application, stored: StoredGame, message_id: int, t: Translator, view: View
+    application: Application,
+    stored: StoredGame,
+    message_id: int,
+    t: Translator,
+    view: View,
+    *,
+    reserved: tuple[float, float] | None = None,
 ) -> None:
-    """Have the board message show the game as saved, soon; repeated requests coalesce."""
+    """Have the board message show the game as saved, soon; repeated requests coalesce.
+
+    `reserved`: the edit's send, reserved with the move (`TapResult.send`)."""
     runtime = runtime_of(application)
     redraw = BoardRedraw(application.bot, runtime, stored.id, stored.chat_id, message_id, t, view)
-    runtime.pacer.edit(stored.chat_id, message_id, redraw)
+    runtime.pacer.edit(stored.chat_id, message_id, redraw, reserved=reserved)

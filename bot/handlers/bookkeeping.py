@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.handlers.context import GROUP_TYPES, Audience, BotContext, display_name
+from bot.handlers.context import GROUP_TYPES, Audience, BotContext, display_name, tapped_game
 from bot.presentation.i18n import player_language, translator
 
 
@@ -23,12 +23,14 @@ async def track(update: Update, context: BotContext) -> None:
     renamed = not as_group and await players.remember_name(
         chat.id, user.id, display_name(user), user.language_code
     )
-    # A tap's player was read as its tap was spent: read again only if renamed since.
-    player = context.tapper
-    if player is None or renamed:
-        player = await players.player(user.id)
-    for_sender = translator(player_language(player, user.language_code))
     in_group = chat.type in GROUP_TYPES
-    group_language = await players.chat_language(chat.id) if in_group else None
+    # A tap's reads were made as its tap was spent: made again only if renamed since.
+    seen = context.tapper
+    if seen is None or renamed:
+        seen = await players.seen(chat.id, user.id, in_group=in_group, game_id=tapped_game(update))
+    if seen.game is not None:
+        context.runtime.games.read_ahead(seen.game, seen.generation)
+    player, group_language = seen.player, seen.group_language
+    for_sender = translator(player_language(player, user.language_code))
     for_chat = translator(group_language) if group_language else for_sender
     context.audience = Audience(player, for_sender, for_chat, chat.id, in_group, as_group)

@@ -46,8 +46,14 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         await _switch_view(update, context, tap.game_id)
         return
     runtime, audience = context.runtime, context.audience
+    chat_id = message.chat.id
     result = await runtime.games.tap(
-        message.chat.id, query.from_user.id, tap.game_id, tap.action, update_key(update)
+        chat_id,
+        query.from_user.id,
+        tap.game_id,
+        tap.action,
+        update_key(update),
+        send=runtime.pacer.send_ask(chat_id),  # the redraw's send, reserved with the move
     )
     applied = result.stored if result.status is TapStatus.APPLIED else None
     newer = _newer_board(context, applied, message)
@@ -55,7 +61,12 @@ async def on_game_button(update: Update, context: BotContext) -> None:
         # Queued before the answer goes out, so the edit is on its way alongside it.
         board_id = newer if newer is not None else message.message_id
         redraw_board(
-            context.application, result.stored, board_id, audience.for_chat, audience.player.view
+            context.application,
+            result.stored,
+            board_id,
+            audience.for_chat,
+            audience.player.view,
+            reserved=result.send,
         )
     await _answer_tap(update, context, result, audience, moved_below=newer is not None)
     await show_effects(context.bot, runtime, result.effects)

@@ -6,14 +6,17 @@ contexttypesbot example) instead of fishing untyped objects out of `bot_data` by
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from telegram import CallbackQuery, Message, User
+from telegram import CallbackQuery, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
+from bot.codecs import GAME_PATTERN, parse_game_tap
 from bot.models import Player
 from bot.presentation.i18n import Translator, player_language, translator
+from bot.services.players import Seen
 from bot.wiring import BotData, Runtime, runtime_of
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
@@ -22,6 +25,14 @@ NAME_LIMIT = 64
 
 def display_name(user: User) -> str:
     return user.full_name[:NAME_LIMIT]
+
+
+def tapped_game(update: Update) -> int | None:
+    """The game a tap on a board's button is about, if the update is one."""
+    query = update.callback_query
+    if query is None or query.data is None or not re.fullmatch(GAME_PATTERN, query.data):
+        return None
+    return parse_game_tap(query.data).game_id
 
 
 def offered(query: CallbackQuery) -> bool:
@@ -61,9 +72,9 @@ class BotContext(
     ) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
         self._audience: Audience | None = None
-        # The tapping player as read when their tap was spent (handlers/throttling.py), so
-        # that bookkeeping reads them no second time.
-        self.tapper: Player | None = None
+        # What a tap's bookkeeping reads, read as the tap was spent (handlers/throttling.py),
+        # so that bookkeeping reads it no second time.
+        self.tapper: Seen | None = None
 
     @property
     def runtime(self) -> Runtime:

@@ -22,7 +22,7 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.chat.posts import answer
-from bot.handlers.context import GROUP_TYPES, BotContext
+from bot.handlers.context import GROUP_TYPES, BotContext, tapped_game
 from bot.models import Player
 from bot.presentation.i18n import player_language, resolve_language, translator
 from bot.transport.throttle import MAX_TRACKED_USERS
@@ -58,8 +58,14 @@ async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     query = update.callback_query
     assert query is not None
     runtime = context.runtime
-    if runtime.throttle.allow(query.from_user.id):
-        context.tapper = await runtime.players.spend_tap(query.from_user.id)
+    user, chat = query.from_user, update.effective_chat
+    if runtime.throttle.allow(user.id):
+        context.tapper = await runtime.players.spend_tap(
+            user.id if chat is None else chat.id,
+            user.id,
+            in_group=chat is not None and chat.type in GROUP_TYPES,
+            game_id=tapped_game(update),
+        )
         if context.tapper is not None:
             return
     t = await context.sender_translator(query.from_user)

@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 
+from cachetools import TTLCache
+
 import engine
 from bot.metrics import GAMES_STARTED, MOVES_APPLIED
-from bot.models import Action, StoredGame
+from bot.models import Action, SendAsk, StoredGame
 from bot.outcomes import Access, HintResult, HintStatus, TapResult, TapStatus
-from bot.services.cache import CacheFactory, recent_cache
+from bot.services.cache import RECENT_LIMIT, CacheFactory, recent_cache
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import (
@@ -33,6 +35,9 @@ from bot.services.redelivery import (
 )
 from bot.storage import Storage
 from engine.solver.reasons import explain
+
+# Seconds a game read ahead of its tap waits for it: the tap comes right after its bookkeeping.
+AHEAD_SECONDS = 10.0
 
 
 def _unplayed(stored: StoredGame, size: int) -> bool:
@@ -96,6 +101,16 @@ class GameService:
         # Per game, the taps here that changed nothing since its last move (`tap_line`s): they
         # cost no write, and are saved with the game's next move.
         self._idle_taps: MutableMapping[int, tuple[str, ...]] = recent_cache()
+        # Games read beside their player for the tap that follows (`read_ahead`), each with
+        # its chat's write number from before the read; taken by that tap, or soon gone.
+        self._ahead: TTLCache[int, tuple[StoredGame, int]] = TTLCache(
+            RECENT_LIMIT, ttl=AHEAD_SECONDS
+        )
+        # Per game, its last move here, with its chat's write number then: what the redraw
+        # right after it shows (`just_moved`), in every mode, without a read.
+        self._moved: TTLCache[int, tuple[TapResult, int]] = TTLCache(
+            RECENT_LIMIT, ttl=AHEAD_SECONDS
+        )
 
     def _remember(self, stored: StoredGame, *, undone: bool = False) -> StoredGame:
         """Keep a game just committed (call right after its transaction, before any await).
@@ -109,6 +124,31 @@ class GameService:
             if undone:  # the points went back: another game may hold the best now
                 del self._best[key]
         return stored
+
+    def read_ahead(self, stored: StoredGame, generation: int) -> None:
+        """The game as read just now, before a tap on it reaches `tap` (the tap's bookkeeping
+        read it with its player): the tap starts from it rather than reading it again, unless
+        this process wrote in the chat since `generation` (its number before the read)."""
+        self._ahead[stored.id] = (stored, generation)
+
+    async def _first_read(self, chat_id: int, game_id: int) -> StoredGame | None:
+        """The game a move in `chat_id` starts from: as read ahead, or as this service last
+        committed it, while nothing was written in the chat here since; else read."""
+        ahead = self._ahead.pop(game_id, None)
+        if ahead is not None and self._locks.generation(chat_id) == ahead[1]:
+            return ahead[0]
+        return await self.saved(game_id)
+
+    async def just_moved(self, game_id: int) -> tuple[StoredGame | None, int | None]:
+        """What the first redraw after this process's last move of the game shows, once: the
+        game as that move committed it and the player's best score then, while nothing else
+        was written in its chat here (best None: read it). Another process may have moved
+        the game since; a redraw that uses this checks after its edit (`recheck_after_edit`),
+        and its next draw reads."""
+        moved = self._moved.pop(game_id, None)
+        if moved is not None and moved[1] == self._locks.generation(moved[0].stored.chat_id):
+            return moved[0].stored, moved[0].best
+        return await self.saved(game_id), None
 
     async def best_score(self, owner_id: int, size: int) -> int:
         """The player's best score on this board size (read only if not known here)."""
@@ -225,9 +265,12 @@ class GameService:
         game_id: int,
         action: Action,
         update_key: str | None = None,
+        send: SendAsk | None = None,
     ) -> TapResult:
-        """Apply one tap; a repeated delivery of it gets the first one's result, nothing more."""
-        return await self._move(chat_id, user_id, game_id, action, update_key)
+        """Apply one tap; a repeated delivery of it gets the first one's result, nothing more.
+
+        `send`: reserve the chat's next send with the move's save, for its redraw."""
+        return await self._move(chat_id, user_id, game_id, action, update_key, send=send)
 
     async def tap_at(
         self, chat_id: int, user_id: int, game_id: int, action: Action, number: int
@@ -249,6 +292,8 @@ class GameService:
         action: Action,
         update_key: str | None,
         number: int | None = None,
+        *,
+        send: SendAsk | None = None,
     ) -> TapResult:
         """Read the game, decide, and save onto the game as read: two statements. Should
         another process have moved the game in between, nothing was saved, and it goes again
@@ -260,7 +305,9 @@ class GameService:
             while result is None:
                 # This service's own last commit, while nothing else was written in the chat:
                 # the saved game, without a read (none is kept when other processes write).
-                stored = await (self.saved(game_id) if unsaved is None else storage.game(game_id))
+                stored = await (
+                    self._first_read(chat_id, game_id) if unsaved is None else storage.game(game_id)
+                )
                 first = None
                 if stored is not None:
                     kept = "\n".join((stored.taps, *self._idle_taps.get(game_id, ())))
@@ -275,11 +322,12 @@ class GameService:
                     return TapResult(TapStatus.STALE, stored)
                 if stored.revision == unsaved:  # nobody moved it: the budget said no
                     return TapResult(TapStatus.THROTTLED, stored)
-                result = await self._apply(storage, stored, action, now, update_key, number)
+                result = await self._apply(storage, stored, action, now, update_key, number, send)
                 unsaved = stored.revision
         if result.changed and result.stored is not None:
             MOVES_APPLIED.inc()
             self._remember(result.stored, undone=action == "undo")
+            self._moved[game_id] = (result, self._locks.generation(chat_id))
         return result
 
     async def _apply(
@@ -290,6 +338,7 @@ class GameService:
         now: float,
         update_key: str | None,
         number: int | None,
+        send: SendAsk | None,
     ) -> TapResult | None:
         """The engine's move on the game as read, saved with its key; None if the game
         changed since the read. A chat tap that changes nothing is kept for the next move's
@@ -319,8 +368,9 @@ class GameService:
             new_win=won and not before.ever_won,
             won_now=after.win if won else None,
             budget=self._move_budget,
+            send=send,
         )
-        if not saved:
+        if saved is None:
             return None
         self._idle_taps.pop(stored.id, None)
         logged = None if stored.actions is None else stored.actions + engine.ACTION_CODES[action]
@@ -336,6 +386,8 @@ class GameService:
                 revision=stored.revision + 1,
             ),
             turn.outcome,
+            saved.best,
+            saved.send,
         )
 
     async def own_game(self, chat_id: int, user_id: int, game_id: int) -> Access:

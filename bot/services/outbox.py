@@ -88,6 +88,13 @@ class Outbox:
         async with self.storage.transaction():
             return await self.storage.renew_obligations(self.holder, now + LEASE_SECONDS)
 
+    async def look(self) -> bool:
+        """Renew what this process holds, as `renew` does, and tell whether anything is due
+        now (an announcement to send, or a challenge to end, which owes some): one statement,
+        so a catch-up with nothing to do stays cheap however far away the database is."""
+        now = self._clock()
+        return await self.storage.renew_and_look(self.holder, now + LEASE_SECONDS, now)
+
     async def hold(self, obligation: Obligation) -> bool:
         """Hold it for another lease; False if another process has taken it over, or sent it."""
         now = self._clock()

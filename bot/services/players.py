@@ -9,7 +9,7 @@ from typing import Protocol
 
 from cachetools import TTLCache
 
-from bot.models import Challenge, Player, View
+from bot.models import Challenge, Player, StoredGame, View
 from bot.services.cache import CacheFactory, recent_cache
 from bot.services.locks import ChatLocks
 from bot.services.redelivery import claim, record
@@ -19,8 +19,12 @@ from bot.storage import Storage
 class TapLedger(Protocol):
     """Where every process of the bot spends a player's taps (the shared database)."""
 
-    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
-        """Spend one of the player's taps and read the player; None when none is left."""
+    async def spend_tap(
+        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
+    ) -> tuple[Player, str | None, StoredGame | None] | None:
+        """Spend one of the player's taps and read what a tap's bookkeeping reads (the player,
+        group `group_id`'s language, game `game_id`); None, and nothing read, when none is
+        left."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,18 @@ class TapBudget:
     ledger: TapLedger
     rate: float
     burst: float
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What an update's bookkeeping reads: the sender, their group's chosen language, and,
+    read in the same statement, the game their tap is on (with the chat's write number
+    before the read: `ChatLocks.generation`)."""
+
+    player: Player
+    group_language: str | None
+    game: StoredGame | None = None
+    generation: int = 0
 
 
 class PlayerService:
@@ -62,16 +78,46 @@ class PlayerService:
         self._players[user_id] = player
         return player
 
-    async def spend_tap(self, user_id: int) -> Player | None:
-        """The player, read with one of their taps spent; None when they have none left.
+    async def spend_tap(
+        self, chat_id: int, user_id: int, *, in_group: bool = False, game_id: int | None = None
+    ) -> Seen | None:
+        """One of the player's taps spent, and what the tap's bookkeeping reads (`seen`);
+        None when they have none left.
 
-        The read a tap makes anyway spends the budget, so sharing it across processes costs
-        a tap no round trip of its own.
+        The statement that reads for the tap spends the budget, so sharing it across
+        processes costs a tap no round trip of its own.
         """
         if self._taps is None:
-            return await self.player(user_id)
+            return await self.seen(chat_id, user_id, in_group=in_group, game_id=game_id)
         taps = self._taps
-        return await taps.ledger.spend_tap(user_id, taps.rate, taps.burst)
+        generation = self._locks.generation(chat_id)
+        read = await taps.ledger.spend_tap(
+            user_id, taps.rate, taps.burst, chat_id if in_group else None, game_id
+        )
+        if read is None:
+            return None
+        player, language, game = read
+        return Seen(player, language, game, generation)
+
+    async def seen(
+        self, chat_id: int, user_id: int, *, in_group: bool, game_id: int | None = None
+    ) -> Seen:
+        """The sender of an update in `chat_id` and, in a group, its chosen language.
+
+        `game_id`: the game the update taps on. When the player is not known here (with other
+        processes on the database, never), the game is read in the same statement as the
+        player, for the tap's move to start from (`GameService.read_ahead`): a round trip
+        fewer per tap.
+        """
+        known = self._players.get(user_id)
+        if known is not None:
+            return Seen(known, await self.chat_language(chat_id) if in_group else None)
+        generation = self._locks.generation(chat_id)
+        player, language, game = await self.storage.player_seen(
+            user_id, chat_id if in_group else None, game_id
+        )
+        self._players[user_id] = player
+        return Seen(player, language, game, generation)
 
     async def chat_language(self, chat_id: int) -> str | None:
         return await self.storage.chat_language(chat_id)

@@ -56,9 +56,11 @@ import asyncpg
 
 from bot.logs import system_reason
 from bot.metrics import DATABASE_WAIT
-from bot.models import Player, View
+from bot.models import Player, SendAsk, StoredGame
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
+from bot.storage.queries.games import GAME_COLUMNS, game_from_row
+from bot.storage.queries.players import player_from_row
 from bot.storage.schema import POSTGRES
 
 DEFAULT_POOL_SIZE = 10
@@ -107,18 +109,28 @@ def _factor(recovery: str) -> str:
     )
 
 
-# Seconds between two sends at the chat's pace ($2: at the full pace), and how far ahead of
-# its due time a send may go: a burst of $3 at the full pace, none while slowed.
-_INTERVAL = f"($2::float8 / {_factor('$4')})"
-_SLACK = f"((CASE WHEN {_factor('$4')} >= 1 THEN $3::float8 ELSE 1.0 END - 1.0) * {_INTERVAL})"
-# Reserve the chat's next send ($1): one statement, so processes reserving at once queue on
-# the row and each gets a time of its own. The answer: when to send, the flood wait's end, and
-# the database's time.
-_RESERVE_SEND = f"""
-    INSERT INTO chat_pace AS p (chat_id, due_at) VALUES ($1, {_NOW} + $2::float8)
-    ON CONFLICT (chat_id) DO UPDATE SET due_at = GREATEST(p.due_at, {_NOW}) + {_INTERVAL}
-    RETURNING p.due_at - {_INTERVAL} - {_SLACK}, p.blocked_until, {_NOW}
+def _reserving(first: int, guard: str = "") -> str:
+    """Reserve a chat's next send: one statement, so processes reserving at once queue on the
+    row and each gets a time of its own. Its parameters from `$first` on: the chat, the
+    seconds between two sends at the full pace, the burst, the recovery. `guard`: a condition
+    for reserving at all. The answer: seconds until the send may go, and until the chat's
+    flood wait ends."""
+    chat, interval, burst, recovery = (f"${first + i}" for i in range(4))
+    # Seconds between two sends at the chat's pace now, and how far ahead of its due time a
+    # send may go: a burst at the full pace, none while slowed.
+    pace = f"({interval}::float8 / {_factor(recovery)})"
+    slack = (
+        f"((CASE WHEN {_factor(recovery)} >= 1 THEN {burst}::float8 ELSE 1.0 END - 1.0) * {pace})"
+    )
+    return f"""
+    INSERT INTO chat_pace AS p (chat_id, due_at) SELECT {chat}::bigint, {_NOW} + {interval}::float8
+    {guard}
+    ON CONFLICT (chat_id) DO UPDATE SET due_at = GREATEST(p.due_at, {_NOW}) + {pace}
+    RETURNING p.due_at - {pace} - {slack} - {_NOW}, p.blocked_until - {_NOW}
 """
+
+
+_RESERVE_SEND = _reserving(1)
 # A 429 in chat $1 ($2 seconds of flood wait): nothing goes out before its end, and after it
 # the chat goes at half its pace (never below $4 of it, recovering every $3 seconds), no burst.
 _HOLD_BACK = f"""
@@ -154,12 +166,18 @@ _TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::fl
 # Spend one of them and read the player: one statement, so taps spent at once in several
 # processes queue on the row and each sees the others' spending. With none left, nothing is
 # written and no row comes back; a player without a row gets one, full but for this tap.
+# With it come what the tap's bookkeeping reads anyway: group $4's language and game $5.
 _SPEND_TAP = f"""
-    INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
-    VALUES ($1, $3::float8 - 1, {_NOW})
-    ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
-    WHERE {_TAP_TOKENS} >= 1
-    RETURNING p.name, p.language, p.view, p.telegram_language
+    WITH spent AS (
+        INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
+        VALUES ($1, $3::float8 - 1, {_NOW})
+        ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
+        WHERE {_TAP_TOKENS} >= 1
+        RETURNING p.name, p.language, p.view, p.telegram_language
+    )
+    SELECT spent.*, (SELECT language FROM chats WHERE chat_id = $4::bigint),
+        {", ".join(f"g.{column}" for column in GAME_COLUMNS.split(", "))}
+    FROM spent LEFT JOIN games AS g ON g.id = $5::bigint
 """
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
@@ -439,16 +457,43 @@ class PostgresStorage(Storage):
         first_params: Sequence[object],
         then: str,
         then_params: Sequence[object],
-    ) -> bool:
-        """One statement, one round trip: `then` runs on what `first` changed, in its commit."""
+        send: SendAsk | None = None,
+    ) -> Row | None:
+        """One statement, one round trip: `then` runs on what `first` changed, in its commit,
+        and so does the reservation of the chat's next send."""
         if self._connection() is not None:
             raise TransactionError("a statement that commits on its own runs outside transaction()")
-        combined = (
-            f"WITH done AS ({first} RETURNING 1), "
-            f"after AS ({then.format(guard='WHERE EXISTS (SELECT 1 FROM done)')}) "
-            "SELECT count(*) FROM done"
+        guard = "WHERE EXISTS (SELECT 1 FROM done)"
+        params = (*first_params, *then_params)
+        written = _numbered(
+            f"WITH done AS ({first} RETURNING 1), after AS ({then.format(guard=guard)})",
+            len(params),
         )
-        return bool(await self._query("fetchval", combined, (*first_params, *then_params)))
+        reserved, joined = "NULL::float8, NULL::float8", ""
+        if send is not None:
+            written += f", pace AS ({_reserving(len(params) + 1, guard)})"
+            reserved, joined = "pace.*", " CROSS JOIN pace"
+            params = (*params, send.chat_id, send.interval, send.burst, send.recovery)
+        # No row when `first` changed none: `then` and the reservation are guarded by it.
+        select = f"{written} SELECT after.*, {reserved} FROM after{joined}"
+        async with self._pooled() as connection:
+            row = await self._on(connection, connection.fetchrow(select, *params))
+        return None if row is None else tuple(row)
+
+    async def _write_then_read(
+        self,
+        write: str,
+        write_params: Sequence[object],
+        read: str,
+        read_params: Sequence[object],
+    ) -> Row:
+        """One statement, one round trip: `write` as a data-modifying WITH, then `read`."""
+        if self._connection() is not None:
+            raise TransactionError("a statement that commits on its own runs outside transaction()")
+        row = await self._query(
+            "fetchrow", f"WITH written AS ({write}) {read}", (*write_params, *read_params)
+        )
+        return tuple(row)
 
     async def _serialize(self, key: str) -> None:
         connection = self._connection()
@@ -474,8 +519,8 @@ class PostgresStorage(Storage):
         """
         row = await self._statement(_RESERVE_SEND, chat_id, interval, burst, recovery)
         assert row is not None
-        send_at, blocked_until, now = row
-        return send_at - now, blocked_until - now
+        wait, held = row
+        return wait, held
 
     async def hold_back(
         self, chat_id: int, seconds: float, recovery: float, slowest: float
@@ -488,15 +533,18 @@ class PostgresStorage(Storage):
         slowed pace takes to recover): they are full again, as if never used."""
         await self._statement(_FORGET_PACES, idle)
 
-    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
-        """Spend one of the player's taps, kept for every process in their row, and read the
-        player: the read their tap makes anyway, so the budget costs no round trip of its
-        own. None, and nothing written, when they have none left."""
-        row = await self._statement(_SPEND_TAP, user_id, rate, burst)
+    async def spend_tap(
+        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
+    ) -> tuple[Player, str | None, StoredGame | None] | None:
+        """Spend one of the player's taps, kept for every process in their row, and read
+        what the tap's bookkeeping reads: the player, group `group_id`'s language and game
+        `game_id`. The budget costs no round trip of its own. None, and nothing written,
+        when they have none left."""
+        row = await self._statement(_SPEND_TAP, user_id, rate, burst, group_id, game_id)
         if row is None:
             return None
-        name, language, view, telegram_language = row
-        return Player(user_id, name, language, View(view), telegram_language)
+        game = None if row[5] is None else game_from_row(tuple(row[5:]))
+        return player_from_row(user_id, tuple(row[:4])), row[4], game
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

@@ -40,6 +40,7 @@ from cachetools import TLRUCache
 from telegram.error import RetryAfter
 
 from bot.config import Pace
+from bot.models import SendAsk
 from bot.storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,17 @@ class Turn:
     reserved: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """A send reserved in the database before its job was queued (with a move's save):
+    seconds until it may go and until the chat's flood wait ends, counted from `at` (the
+    budgets' clock)."""
+
+    wait: float
+    held: float
+    at: float
+
+
 # The turn of the queued job the running task is part of, set by the chat's queue for the
 # job's run. One variable for the two things a request must know of its job: that it is in
 # one (a 429 sends the job back into its queue rather than being retried), and whether its
@@ -76,8 +88,14 @@ class ChatBudgets(Protocol):
     async def take(self, chat_id: int) -> None:
         """Wait until the chat may send, and spend its send (for a request going out now)."""
 
-    async def turn(self, chat_id: int) -> Turn:
-        """Wait for the chat's turn to run a queued job that sends: the job runs on it."""
+    async def turn(self, chat_id: int, reserved: Reserved | None = None) -> Turn:
+        """Wait for the chat's turn to run a queued job that sends: the job runs on it.
+
+        `reserved`: the job's send was reserved already, with the move it shows."""
+
+    def ask(self, chat_id: int) -> SendAsk | None:
+        """What reserves the chat's next send in the statement that saves a move, if the
+        budget is the database's; None: the job's turn reserves it."""
 
     def held_back(self, chat_id: int) -> float:
         """Seconds left of a flood wait Telegram imposed on the chat (0: none)."""
@@ -185,7 +203,10 @@ class LocalBudgets(ChatBudgets):
                 return
             await asyncio.sleep(wait)
 
-    async def turn(self, chat_id: int) -> Turn:
+    def ask(self, chat_id: int) -> SendAsk | None:
+        return None
+
+    async def turn(self, chat_id: int, reserved: Reserved | None = None) -> Turn:
         """Wait until the chat has a token, and leave it to the job's request."""
         while (wait := self._wait(chat_id, self._bucket(chat_id, now := self._clock()), now)) > 0:
             await asyncio.sleep(wait)
@@ -240,6 +261,7 @@ class DatabaseBudgets(ChatBudgets):
     ) -> None:
         self._shared = shared
         self._pace = pace
+        self._clock = clock
         self._local = LocalBudgets(pace, clock)
         self._recording: set[asyncio.Task[None]] = set()  # flood waits on their way there
 
@@ -251,11 +273,33 @@ class DatabaseBudgets(ChatBudgets):
         if not await self._reserve(chat_id):
             await self._local.take(chat_id)
 
-    async def turn(self, chat_id: int) -> Turn:
-        """Reserve the chat's send before the job draws what it shows, and wait for its time:
-        the job's first request goes out on it."""
-        await self.take(chat_id)
+    def ask(self, chat_id: int) -> SendAsk | None:
+        if self.held_back(chat_id) > 0:
+            return None  # the turn waits the flood wait out, then reserves
+        return SendAsk(
+            chat_id, 1 / self._pace.per_second(chat_id), self._pace.burst, self._pace.recovery
+        )
+
+    async def turn(self, chat_id: int, reserved: Reserved | None = None) -> Turn:
+        """Reserve the chat's send before the job draws what it shows (unless the move it
+        shows reserved it), and wait for its time: the job's first request goes out on it."""
+        if reserved is None or not await self._wait_for(chat_id, reserved):
+            await self.take(chat_id)
         return Turn(reserved=True)
+
+    async def _wait_for(self, chat_id: int, reserved: Reserved) -> bool:
+        """Wait for a send reserved earlier; False if a 429 came meanwhile (reserve anew)."""
+        elapsed = self._clock() - reserved.at
+        return await self._wait_reserved(chat_id, reserved.wait - elapsed, reserved.held - elapsed)
+
+    async def _wait_reserved(self, chat_id: int, wait: float, held: float) -> bool:
+        if held > 0:  # another process met a 429 here: toasts say so in this one too
+            self._local.hold(chat_id, held)
+        wait = max(wait, held, self.held_back(chat_id))
+        if wait > 0:
+            await asyncio.sleep(wait)
+        # A 429 came while this send waited for its time: the caller reserves one after it.
+        return self.held_back(chat_id) <= 0
 
     async def _reserve(self, chat_id: int) -> bool:
         """Reserve the chat's next send in the database and wait for its time; False if the
@@ -268,14 +312,8 @@ class DatabaseBudgets(ChatBudgets):
                 )
             except StorageUnavailable:
                 return False
-            if held > 0:  # another process met a 429 here: toasts say so in this one too
-                self._local.hold(chat_id, held)
-            wait = max(wait, held, self.held_back(chat_id))
-            if wait > 0:
-                await asyncio.sleep(wait)
-            if self.held_back(chat_id) <= 0:
+            if await self._wait_reserved(chat_id, wait, held):
                 return True
-            # A 429 came while this send waited for its time: reserve one after the wait.
 
     def held_back(self, chat_id: int) -> float:
         return self._local.held_back(chat_id)

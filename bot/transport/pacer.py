@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Hashable
 
 from bot.config import Pace
+from bot.models import SendAsk
 from bot.transport.budgets import ChatBudgets, DatabaseBudgets, LocalBudgets, SharedBudgets
 from bot.transport.queues import ChatQueues, Job
 
@@ -56,10 +57,23 @@ class Pacer:
         *,
         replace: bool = True,
         every: float = 0.0,
+        reserved: tuple[float, float] | None = None,
     ) -> None:
         """Edit `message_id` soon, with what `draw` reads when it runs; a later request for it
-        replaces one still waiting (`replace`, `every`: ChatQueues.edit)."""
-        self._queues.edit(chat_id, message_id, draw, replace=replace, every=every)
+        replaces one still waiting (`replace`, `every`, `reserved`: ChatQueues.edit)."""
+        self._queues.edit(
+            chat_id, message_id, draw, replace=replace, every=every, reserved=reserved
+        )
+
+    def send_ask(self, chat_id: int) -> SendAsk | None:
+        """What a move about to be saved in the chat reserves its redraw's send with, in the
+        same statement (the database's budgets only); None when the redraw's turn will, or a
+        queued job may take its place."""
+        return None if self.busy(chat_id) else self._budgets.ask(chat_id)
+
+    def busy(self, chat_id: int) -> bool:
+        """Whether the chat has something queued or being sent (ChatQueues.busy)."""
+        return self._queues.busy(chat_id)
 
     async def take(self, chat_id: int) -> None:
         """Wait until the chat may send, and spend its send: the rate limiter, per request."""

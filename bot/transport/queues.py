@@ -31,7 +31,14 @@ from cachetools import TLRUCache
 from telegram.error import RetryAfter
 
 from bot.metrics import TAP_TO_EDIT
-from bot.transport.budgets import JOB_TURN, TRACKED_CHATS, ChatBudgets, Turn, retry_seconds
+from bot.transport.budgets import (
+    JOB_TURN,
+    TRACKED_CHATS,
+    ChatBudgets,
+    Reserved,
+    Turn,
+    retry_seconds,
+)
 
 log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[None]]
@@ -67,6 +74,7 @@ class _Item:
     due: float  # not before: an edit's interval since the message's last edit
     every: float = 0.0
     queued: float = 0.0  # when first asked for: an edit that replaces another keeps its time
+    reserved: Reserved | None = None  # its send, reserved with the move it shows
 
 
 class ChatQueues:
@@ -99,19 +107,28 @@ class ChatQueues:
         *,
         replace: bool = True,
         every: float = 0.0,
+        reserved: tuple[float, float] | None = None,
     ) -> None:
         """Edit `message_id` soon; a later request for it replaces one still waiting.
 
         `draw` reads what it shows when it runs. `replace=False` is for a draw asking to run
         again: a request still waiting comes from a newer tap, with that player's current view
         and language, and is kept. `every` is the least time between two edits of the message.
+        `reserved`: the edit's send, reserved already (seconds until it may go, and until the
+        chat's flood wait ends), as `busy` said none was queued.
         """
         key = Edit(message_id)
         queue = self._queues.get(chat_id)
         if not replace and queue is not None and key in queue:
             return
         due = self._not_before.get((chat_id, message_id), -math.inf)
-        self._enqueue(chat_id, key, _Item(draw, due, every))
+        send = None if reserved is None else Reserved(*reserved, self._clock())
+        self._enqueue(chat_id, key, _Item(draw, due, every, reserved=send))
+
+    def busy(self, chat_id: int) -> bool:
+        """Whether the chat has something queued or being sent: a send reserved for a new
+        edit now might go unspent (a waiting edit takes the new one's place)."""
+        return chat_id in self._workers or bool(self._queues.get(chat_id))
 
     @staticmethod
     def in_job() -> bool:
@@ -122,6 +139,8 @@ class ChatQueues:
         queue = self._queues.setdefault(chat_id, OrderedDict())
         waiting = queue.get(key)
         item.queued = self._clock() if waiting is None else waiting.queued
+        if waiting is not None and item.reserved is None:
+            item.reserved = waiting.reserved  # a send reserved for the edit it replaces
         queue[key] = item  # an edit still waiting keeps its place in the queue
         if chat_id in self._workers:
             self._wake[chat_id].set()
@@ -141,7 +160,10 @@ class ChatQueues:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), due - now)
                     continue
-                turn = await self._budgets.turn(chat_id)
+                # The first due item's send, if its move reserved it: spent by this turn.
+                first = next(item for item in queue.values() if item.due <= now)
+                reserved, first.reserved = first.reserved, None
+                turn = await self._budgets.turn(chat_id, reserved)
                 # Chosen once the turn has come: the first item due by then, drawing what is
                 # saved by then (a newer edit may have replaced the one that was due).
                 now = self._clock()

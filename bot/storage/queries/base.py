@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, ClassVar
 
+from bot.models import SendAsk
 from bot.storage.schema import SCHEMA_VERSION, Dialect, migrations
 
 Row = tuple[Any, ...]
@@ -89,19 +90,43 @@ class StorageBase(ABC):
         first_params: Sequence[object],
         then: str,
         then_params: Sequence[object],
-    ) -> bool:
+        send: SendAsk | None = None,
+    ) -> Row | None:
         """Outside any transaction: run the UPDATE `first` and, if it changed a row, the
-        INSERT ... SELECT `then` (its `{guard}` the SELECT's WHERE), both or neither; whether
-        `first` changed a row.
+        INSERT ... SELECT ... RETURNING `then` (its `{guard}` the SELECT's WHERE), both or
+        neither; None if `first` changed no row, else the row `then` returned, followed by
+        the chat's send reserved with them (`send`: seconds until it may go and until the
+        chat's flood wait ends, as `reserve_send`), or two NULLs.
+
+        Here a transaction of its own, which reserves no send: only a backend whose chats'
+        pace is shared (PostgreSQL) is asked to, and it makes it all one statement.
+        """
+        async with self.transaction():
+            if not await self._execute(first, first_params):
+                return None
+            row = await self._fetchrow(then.format(guard="WHERE 1 = 1"), then_params)
+        assert row is not None
+        return (*row, None, None)
+
+    async def _write_then_read(
+        self,
+        write: str,
+        write_params: Sequence[object],
+        read: str,
+        read_params: Sequence[object],
+    ) -> Row:
+        """Outside any transaction: run the writing statement `write`, then the one-row `read`,
+        committed together; the read's row. The read must not depend on what `write` changed
+        (a backend that makes the two one statement reads from the snapshot before it).
 
         Here a transaction of its own; a backend that pays a round trip per statement makes
         the two one statement.
         """
         async with self.transaction():
-            if not await self._execute(first, first_params):
-                return False
-            await self._execute(then.format(guard="WHERE 1 = 1"), then_params)
-        return True
+            await self._execute(write, write_params)
+            row = await self._fetchrow(read, read_params)
+        assert row is not None
+        return row
 
     def _for_update(self) -> str:
         """A row-lock clause for reads inside a transaction (PostgreSQL: FOR UPDATE)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import engine
-from bot.models import Challenge, Standing, StoredGame
+from bot.models import Challenge, MoveSaved, SendAsk, Standing, StoredGame
 from bot.storage.queries.base import Row, StorageBase
 
 GAME_COLUMNS = (
@@ -179,7 +179,8 @@ class GameQueries(StorageBase):
         new_win: bool,
         won_now: engine.Win | None,
         budget: tuple[float, float] | None = None,
-    ) -> bool:
+        send: SendAsk | None = None,
+    ) -> MoveSaved | None:
         """Save a move onto the game as `stored` read it, with its taps and the player's
         records, atomically, outside any transaction; False, and nothing saved, when the game
         changed meanwhile (another process moved or ended it) or its moves are over budget.
@@ -187,7 +188,11 @@ class GameQueries(StorageBase):
         `budget`: (moves a second, burst) of the game's token bucket, kept in its row for
         every process alike; None spends none. One statement on PostgreSQL, so a move costs
         one round trip and no lock held across round trips; the caller reads the game again
-        on False, and finds it unchanged when the budget refused the move.
+        on None, and finds it unchanged when the budget refused the move.
+
+        `send`: the chat's next send reserved in the same statement, for the move's redraw
+        (PostgreSQL only, whose chats' pace is shared). Saved, the player's best score on the
+        size comes back, and the reserved send's waits.
         """
         folded, folded_params = self._fold_records(
             stored, game, new_play=new_play, new_win=new_win, won_now=won_now
@@ -201,7 +206,7 @@ class GameQueries(StorageBase):
                 (burst, now, rate, now),
             )
             afford, afford_params = f" AND {tokens} >= 1", (burst, now, rate)
-        return await self._execute_then(
+        row = await self._execute_then(
             f"{_SAVE_MOVE}{spend} WHERE id = ? AND revision = ? AND active = 1{afford}",
             (
                 *_move_values(game, now, played_counted, action, taps),
@@ -212,7 +217,12 @@ class GameQueries(StorageBase):
             ),
             folded,
             folded_params,
+            send,
         )
+        if row is None:
+            return None
+        best, wait, held = row
+        return MoveSaved(best, None if wait is None else (wait, held))
 
     async def save_hint(self, stored: StoredGame, direction: str) -> None:
         """Show a hint on the board and count it, for the game and the player's records."""

@@ -10,6 +10,18 @@ from __future__ import annotations
 from bot.models import Obligation, ObligationKind
 from bot.storage.queries.base import StorageBase
 
+# Hold until $1 every unsent announcement holder $2 holds.
+_RENEW = (
+    "UPDATE outbox SET lease_until = ? WHERE holder = ? AND sent_at IS NULL "
+    "AND lease_until IS NOT NULL"
+)
+# Whether, at $1, a challenge is due to end or holder $2 may send an announcement ($3: $1).
+_DUE = (
+    "SELECT EXISTS (SELECT 1 FROM challenges WHERE finished = 0 AND ends_at <= ?) "
+    "OR EXISTS (SELECT 1 FROM outbox WHERE sent_at IS NULL "
+    "AND (holder = ? OR lease_until IS NULL OR lease_until <= ?))"
+)
+
 
 class OutboxQueries(StorageBase):
     async def owe(
@@ -55,11 +67,15 @@ class OutboxQueries(StorageBase):
 
     async def renew_obligations(self, holder: str, until: float) -> int:
         """Hold until `until` every unsent announcement `holder` holds; how many."""
-        return await self._execute(
-            "UPDATE outbox SET lease_until = ? WHERE holder = ? AND sent_at IS NULL "
-            "AND lease_until IS NOT NULL",
-            (until, holder),
-        )
+        return await self._execute(_RENEW, (until, holder))
+
+    async def renew_and_look(self, holder: str, until: float, now: float) -> bool:
+        """Outside any transaction: renew `holder`'s leases until `until` (as
+        `renew_obligations`), and tell whether anything is due at `now`: a challenge to end,
+        or an announcement `holder` may send. One statement where a round trip counts: a
+        catch-up that finds nothing to do costs one."""
+        (due,) = await self._write_then_read(_RENEW, (until, holder), _DUE, (now, holder, now))
+        return bool(due)
 
     async def settle_obligation(self, obligation_id: int, now: float) -> bool:
         """Mark an announcement sent; False if it was already."""

@@ -40,7 +40,8 @@ class RecordQueries(StorageBase):
         won_now: engine.Win | None,
     ) -> tuple[str, tuple[object, ...]]:
         """The statement that folds a move of `stored` (now `game`) into the player's records
-        for that board size, for `_execute_then` after the move's save (its `{guard}` left).
+        for that board size, for `_execute_then` after the move's save (its `{guard}` left);
+        it returns the player's best score on the size.
 
         The best score and the highest tile are those of the player's games as their boards
         hold them now, so points an undo took back count nowhere, here as on every
@@ -71,7 +72,8 @@ class RecordQueries(StorageBase):
                        records.fewest_moves_to_win, excluded.fewest_moves_to_win),
                    fastest_win_seconds = coalesce(
                        {least}(records.fastest_win_seconds, excluded.fastest_win_seconds),
-                       records.fastest_win_seconds, excluded.fastest_win_seconds)""",
+                       records.fastest_win_seconds, excluded.fastest_win_seconds)
+               RETURNING best_score""",
             (
                 owner,
                 size,

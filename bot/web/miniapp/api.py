@@ -177,11 +177,13 @@ class Api:
             user = check(claim, app.token, app.clock(), app.max_age)
         except InitDataError as error:
             raise Refused(401, "unauthorized") from error
-        player = await app.players.spend_tap(user.id) if app.throttle.allow(user.id) else None
-        if player is None:
+        seen = (
+            await app.players.spend_tap(user.id, user.id) if app.throttle.allow(user.id) else None
+        )
+        if seen is None:
             raise Refused(429, "too_many")
         verified(request)
-        return user, player
+        return user, seen.player
 
     async def _call(self, request: web.Request, user: WebAppUser, player: Player) -> Call:
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))

@@ -82,3 +82,26 @@ async def test_a_sent_announcement_is_owed_no_more_and_forgotten_in_time(storage
     assert await outbox.take_due() == [] and await other.take_due() == []
     assert await outbox.forget_sent(before=999.0) == 0  # kept a while, as history
     assert await outbox.forget_sent(before=clock[0]) == 1
+
+
+async def test_a_look_says_what_is_due_and_renews_what_its_holder_holds(database):
+    """The catch-up's first step: nothing due is the whole run; a look alone keeps a living
+    holder's leases, and a challenge past its end is due for any process."""
+    storage = await open_storage(database)
+    clock = [1000.0]
+    first, second = (Outbox(storage, lambda: clock[0], holder) for holder in ("a", "b"))
+    challenges = ChallengeService(storage, ChatLocks(storage), lambda: clock[0], outbox=first)
+    try:
+        assert not await first.look() and not await second.look()
+        challenge = await challenges.create(GROUP, "Owed", "en", 101, 4, 3600)
+        assert challenge is not None
+        for _ in range(30):  # its card waits a minute in the group's queue, say
+            clock[0] += 2
+            assert await first.look() and not await second.look()
+        (card,) = await first.take_due()
+        await first.settle(card)
+        assert not await first.look() and not await second.look()
+        clock[0] = challenge.ends_at
+        assert await second.look(), "a challenge to end is due for whoever looks"
+    finally:
+        await storage.close()

@@ -74,13 +74,13 @@ async def test_a_players_taps_are_one_budget_for_every_process_sharing_the_datab
             for store in stores
         ]
         await services[0].set_language(PLAYER, PLAYER, "nl")
-        spent = [await services[n % 2].spend_tap(PLAYER) for n in range(8)]
-        assert [player is not None for player in spent] == [True] * 5 + [False] * 3
-        assert {player.language for player in spent if player is not None} == {"nl"}
+        spent = [await services[n % 2].spend_tap(PLAYER, PLAYER) for n in range(8)]
+        assert [seen is not None for seen in spent] == [True] * 5 + [False] * 3
+        assert {seen.player.language for seen in spent if seen is not None} == {"nl"}
         # Another player's taps are their own; a player without a row gets one, and a burst.
-        newcomer = [await services[n % 2].spend_tap(PLAYER + 1) for n in range(6)]
-        assert [player is not None for player in newcomer] == [True] * 5 + [False]
-        assert newcomer[0] == Player(PLAYER + 1)
+        newcomer = [await services[n % 2].spend_tap(PLAYER + 1, PLAYER + 1) for n in range(6)]
+        assert [seen is not None for seen in newcomer] == [True] * 5 + [False]
+        assert newcomer[0] is not None and newcomer[0].player == Player(PLAYER + 1)
     finally:
         for store in stores:
             await store.close()
@@ -89,5 +89,23 @@ async def test_a_players_taps_are_one_budget_for_every_process_sharing_the_datab
 async def test_without_a_shared_budget_spending_a_tap_only_reads_the_player(storage):
     players = PlayerService(storage, ChatLocks(storage))
     await players.set_language(PLAYER, PLAYER, "de")
-    spent = [await players.spend_tap(PLAYER) for _ in range(100)]
-    assert {player.language for player in spent} == {"de"}
+    spent = [await players.spend_tap(PLAYER, PLAYER) for _ in range(100)]
+    assert {seen.player.language for seen in spent if seen is not None} == {"de"}
+    assert None not in spent
+
+
+async def test_spending_a_tap_in_a_group_reads_the_groups_language_and_the_tapped_game(postgres):
+    """What the tap's bookkeeping needs comes with the spending, in the same statement."""
+    store = await open_storage(postgres)
+    try:
+        locks = ChatLocks(store)
+        players = PlayerService(store, locks, copies=no_cache, taps=TapBudget(store, 1e-6, 5))
+        await players.set_chat_language(BASIC, "de")
+        game = await GameService(store, locks).start(BASIC, PLAYER, 5)
+        seen = await players.spend_tap(BASIC, PLAYER, in_group=True, game_id=game.id)
+        assert seen is not None and seen.group_language == "de"
+        assert seen.game is not None and (seen.game.id, seen.game.game) == (game.id, game.game)
+        alone = await players.spend_tap(PLAYER, PLAYER, game_id=game.id + 1)
+        assert alone is not None and (alone.group_language, alone.game) == (None, None)
+    finally:
+        await store.close()

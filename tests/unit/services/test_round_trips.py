@@ -7,9 +7,11 @@ more is a fifth of a second more before the player's tap is answered.
 from __future__ import annotations
 
 import engine
+from bot.models import ObligationKind
 from bot.services.cache import no_cache
 from bot.services.games import GameService, move_number
 from bot.services.locks import ChatLocks
+from bot.services.outbox import Outbox
 from bot.services.players import PlayerService, TapBudget
 from bot.storage import open_storage
 
@@ -61,17 +63,41 @@ async def test_a_move_is_one_read_and_one_write_and_a_redelivery_one_read(proxie
 
 
 async def test_spending_a_tap_from_the_shared_budget_is_the_players_read_alone(proxied):
-    """The read of the player a tap needs anyway spends their tap, refused or not."""
+    """The read a tap needs anyway (the player, here in their private chat) spends their
+    tap, refused or not."""
     proxy, url = proxied
     storage = await open_storage(url)
     try:
         players = PlayerService(
             storage, ChatLocks(storage), copies=no_cache, taps=TapBudget(storage, 1e-6, 2)
         )
-        await players.spend_tap(PLAYER)  # the statement prepared on its connection
+        await players.spend_tap(PLAYER, PLAYER)  # the statement prepared on its connection
         before = proxy.round_trips
-        assert await players.spend_tap(PLAYER) is not None
-        assert await players.spend_tap(PLAYER) is None
+        assert await players.spend_tap(PLAYER, PLAYER) is not None
+        assert await players.spend_tap(PLAYER, PLAYER) is None
         assert proxy.round_trips - before == 2
+    finally:
+        await storage.close()
+
+
+async def test_a_look_for_what_is_due_is_one_round_trip_and_renews_what_is_held(proxied):
+    """The catch-up job looks every 2 s: with nothing due, that look is its whole run."""
+    proxy, url = proxied
+    storage = await open_storage(url)
+    try:
+        outbox = Outbox(storage, holder="here")
+        await outbox.look()  # the look's statement prepared on its connection
+        before = proxy.round_trips
+        assert not await outbox.look()
+        assert proxy.round_trips - before == 1
+
+        async with storage.transaction():
+            owed = await outbox.owe(storage, ObligationKind.CARD, -100, 7)
+        assert await outbox.look(), "an announcement held here is due"
+        (taken,) = await outbox.take_due()
+        assert taken == owed
+        assert await outbox.look(), "owed until settled"
+        await outbox.settle(taken)
+        assert not await outbox.look()
     finally:
         await storage.close()

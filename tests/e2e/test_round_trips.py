@@ -1,0 +1,50 @@
+"""What a tap costs in round trips to PostgreSQL, from the tap to its board redrawn and checked.
+
+The bot runs against the test server through a proxy that counts the round trips on every
+connection. A database in another zone multiplies each by its distance: at 200 ms, three
+round trips are 0.6 s (`benchmarks.tap_database` measures it).
+"""
+
+from __future__ import annotations
+
+import engine
+from bot.storage import open_storage
+from bot.storage.postgres import UpdatesLock
+from tests.support.harness import RunningBot, User, eventually
+
+ARROWS = {"left": "⬅️", "right": "➡️", "up": "⬆️", "down": "⬇️"}
+
+
+async def test_a_tap_costs_three_round_trips_from_the_tap_to_its_board_checked(
+    api, postgres, proxied, monkeypatch
+):
+    """The player and the game read in one statement, the move saved with the player's
+    records and the redraw's send reserved in one, and the game read again after the edit
+    (another process may have moved it meanwhile)."""
+    proxy, url = proxied
+    # Nothing else talks to the database meanwhile: no job's turn, no look at the lock.
+    monkeypatch.setattr(UpdatesLock, "WATCH_EVERY", 3600.0)
+    bot = RunningBot(api, url, outbox_interval=3600.0, challenge_sync_interval=3600.0)
+    await bot.start()
+    direct = await open_storage(postgres)  # the test's own reads, not through the proxy
+    try:
+        pacer = bot.application.bot_data.runtime.pacer
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()
+        costs = []
+        for _ in range(8):
+            await eventually(lambda: not pacer.busy(anna.id))  # the last redraw checked
+            game = await direct.active_game(anna.id, anna.id)
+            assert game is not None and game.message_id == board.message_id
+            direction = next(d for d in engine.DIRECTIONS if engine.play(game.game, d, 0).changed)
+            before = proxy.round_trips
+            await anna.tap(board, ARROWS[direction])
+            await eventually(lambda: not pacer.busy(anna.id))
+            costs.append(proxy.round_trips - before)
+            moved = await direct.game(game.id)
+            assert moved is not None and moved.game.moves == game.game.moves + 1
+        # The first taps prepare each statement on the connection they get.
+        assert costs[4:] == [3, 3, 3, 3], costs
+    finally:
+        await direct.close()
+        await bot.stop()
