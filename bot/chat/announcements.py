@@ -75,15 +75,15 @@ async def catch_up(bot: Bot, runtime: Runtime) -> None:
     """End the challenges whose time is up, close and open the groups' dailies as the days
     turn, then send what is owed.
 
-    One look first, which also renews this process's leases: when nothing is due, as on
-    most turns, that is the whole run. During an outage this finds the database away, which
-    its storage has logged already.
+    The days turn first (no statement but at midnight), then one look, which also renews
+    this process's leases: when nothing is due, as on most turns, that is the whole run.
+    During an outage this finds the database away, which its storage has logged already.
     """
     try:
+        await runtime.group_daily.turn_days()
         if not await runtime.outbox.look():
             return
         await runtime.challenges.finish_overdue()
-        await runtime.group_daily.turn_days()
         await send_owed(bot, runtime)
     except StorageUnavailable:
         return

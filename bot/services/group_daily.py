@@ -41,6 +41,7 @@ class GroupDailyService:
         self._locks = locks
         self._daily = daily  # its clock says which day it is
         self._outbox = outbox
+        self._turned: str | None = None  # the UTC day this process last turned to in full
 
     async def switch(
         self, chat_id: int, on: bool, language: str, update_key: str | None = None
@@ -79,15 +80,22 @@ class GroupDailyService:
         """Close every group's card whose daily has ended, then owe today's card to every
         opted-in group without one; how many cards this call closed or opened.
 
-        Cheap when there is nothing to do (two indexed reads), as it runs every few seconds.
+        It runs every few seconds, and its work comes at midnight: a process does it once a
+        day, and once when it starts (for a day that turned while it was away), with no
+        statement in between. A group switched on mid-day is owed its card by `switch`. A
+        turn cut short by the database is done again at the next call; the cards' own
+        statements make it once across processes.
         """
         now = self._daily.now()
+        day, _ = day_of(now)
+        if day == self._turned:
+            return 0
         changed = 0
         for card in await self.storage.group_dailies_ended(now):
             changed += await self.close(card)
-        day, _ = day_of(now)
         for chat_id in await self.storage.groups_without_card(day, CARD_SIZE):
             changed += await self._open_today(chat_id, now)
+        self._turned = day
         return changed
 
     async def _open_today(self, chat_id: int, now: float) -> bool:
