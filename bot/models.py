@@ -145,6 +145,7 @@ class ObligationKind(StrEnum):
     FINAL_CARD = "final_card"  # show an ended challenge's final ranking on its card
     WINNER = "winner"  # announce an ended challenge's winner in its group
     DUEL_RESULT = "duel_result"  # tell one of a finished duel's two players how it went
+    DAILY_REMINDER = "daily_reminder"  # tell a player the day's daily is open (subject: day)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
+from bot.services.reminders import ReminderService
 from bot.services.sharing import SharingService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
@@ -78,6 +79,7 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     daily: DailyService
+    reminders: ReminderService  # the daily's reminders, owed through the outbox
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     sharing: SharingService
@@ -138,6 +140,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=DailyService(storage, locks),
+        reminders=ReminderService(storage, locks, outbox),
         verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
-from bot.chat import cards, duels
+from bot.chat import cards, duels, reminders
 from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
 from bot.wiring import Runtime
@@ -31,6 +31,7 @@ SENDERS: dict[ObligationKind, Sender] = {
     ObligationKind.FINAL_CARD: cards.show_final_card,
     ObligationKind.WINNER: cards.announce_winner,
     ObligationKind.DUEL_RESULT: duels.tell_result,
+    ObligationKind.DAILY_REMINDER: reminders.remind,
 }
 
 
@@ -76,5 +77,15 @@ async def catch_up(bot: Bot, runtime: Runtime) -> None:
     try:
         await runtime.challenges.finish_overdue()
         await send_owed(bot, runtime)
+    except StorageUnavailable:
+        return
+
+
+async def remind_daily(bot: Bot, runtime: Runtime) -> None:
+    """Owe this turn's batch of the day's reminders (bot/services/reminders.py), then send
+    what is owed. During an outage this finds the database away, as `catch_up` does."""
+    try:
+        if await runtime.reminders.owe_due():
+            await send_owed(bot, runtime)
     except StorageUnavailable:
         return

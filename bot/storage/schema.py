@@ -257,6 +257,13 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
     ),
+    # 12: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
+    # player was reminded of, or switched it on. The batch that owes the day's reminders sets
+    # it in the statement that picks its players, so each gets one a day across processes.
+    (
+        "ALTER TABLE players ADD COLUMN reminded_day TEXT",
+        "CREATE INDEX players_to_remind ON players (reminded_day) WHERE reminded_day IS NOT NULL",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

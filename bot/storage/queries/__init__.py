@@ -18,6 +18,7 @@ from bot.storage.queries.outbox import OutboxQueries
 from bot.storage.queries.players import PlayerQueries
 from bot.storage.queries.records import RecordQueries
 from bot.storage.queries.redelivery import RedeliveryQueries
+from bot.storage.queries.reminders import ReminderQueries
 
 
 class Storage(
@@ -29,5 +30,6 @@ class Storage(
     RedeliveryQueries,
     OutboxQueries,
     DailyQueries,
+    ReminderQueries,
 ):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""
