@@ -13,6 +13,7 @@ from bot.chat.posts import answer, reply
 from bot.codecs import parse_daily_args, parse_daily_button
 from bot.handlers.context import BotContext
 from bot.presentation import daily as texts
+from bot.presentation import reminders as reminder_texts
 from bot.presentation.i18n import Translator
 from bot.services.daily import DAY_SECONDS, DailyPlay, DailyStatus, day_of
 
@@ -29,7 +30,11 @@ async def _text(context: BotContext, t: Translator, played: DailyPlay) -> str:
         return texts.resumed(t, daily, left)
     assert played.entry is not None
     rank = await context.runtime.storage.daily_rank(daily.id, played.entry.owner_id)
-    return texts.finished(t, daily, played.entry, left, rank)
+    text = texts.finished(t, daily, played.entry, left, rank)
+    # Done for today: how to hear of tomorrow's, unless the player will already.
+    if await context.runtime.storage.reminded_day(played.entry.owner_id) is None:
+        text += "\n" + reminder_texts.offer(t)
+    return text
 
 
 async def _show(update: Update, context: BotContext, played: DailyPlay) -> None:

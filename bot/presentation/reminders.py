@@ -43,6 +43,11 @@ def switched_off(t: Translator, *, was_on: bool) -> str:
     return t._("You have no reminder on. /daily remind sends you one when each daily opens.")
 
 
+def offer(t: Translator) -> str:
+    """Under a finished daily: how to hear of the next one."""
+    return t._("🔔 /daily remind sends you a message when the next daily opens.")
+
+
 def stopped_toast(t: Translator) -> str:
     return t._("🔕 Reminder off.")
 

@@ -11,16 +11,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from bot.config import Webhook
 from bot.services.daily import DAY_SECONDS, day_of
+from bot.storage import open_storage
 from tests.support.boards import button_data, buttons
-from tests.support.databases import count_rows, execute_sql
+from tests.support.databases import count_rows, disown_actions, execute_sql
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import PUBLIC_URL, SECRET, free_port
 
 OPEN = "is open: the same tiles for everyone"
+OFFER = "/daily remind sends you a message when the next daily opens"
+LOCKED = (2, 4, 2, 4, 4, 2, 4, 2) * 2  # full, with no two equal neighbours: no move left
 
 
 def _midnights_on(bot: RunningBot, days: int = 1) -> None:
@@ -40,6 +44,24 @@ async def _looks(bot: RunningBot, runs: int = 2) -> None:
         for _ in range(runs):
             due = job.next_t
             await eventually(lambda job=job, due=due: job.next_t != due)
+
+
+async def _finish_daily(database, user_id: int) -> None:
+    """The player's 4×4 daily of today, played to its end (its board written, not played)."""
+    store = await open_storage(database)
+    try:
+        daily = await store.daily_of(datetime.now(UTC).date().isoformat(), 4)
+        assert daily is not None
+        entry = await store.daily_entry(daily.id, user_id)
+        assert entry is not None
+        game = replace(entry.game, board=LOCKED)
+        async with store.transaction():
+            await store.update_game(
+                entry, game, 0.0, played_counted=entry.played_counted, action="left"
+            )
+            await disown_actions(store, entry.id)
+    finally:
+        await store.close()
 
 
 def _reminders(api, chat_id: int) -> list[str]:
@@ -77,6 +99,18 @@ async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(api, 
     mark = api.mark()
     await anna.tap(reminder, "📅", edit=False)
     await api.wait_request("sendMessage", after=mark, chat_id=anna.id, text=lambda t: "Daily" in t)
+
+
+async def test_a_finished_daily_offers_the_reminder_until_it_is_on(api, bot, database):
+    anna = User(api, 101, "Anna")
+    (started, _) = await anna.send("/daily", replies=2)
+    assert OFFER not in started  # while the daily is played, it is not in the way
+    await _finish_daily(database, anna.id)
+    (finished, _) = await anna.send("/daily", replies=2)
+    assert "You’ve played today’s daily" in finished and OFFER in finished
+    await anna.send("/daily remind")
+    (again, _) = await anna.send("/daily", replies=2)
+    assert "You’ve played today’s daily" in again and OFFER not in again
 
 
 async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database):
