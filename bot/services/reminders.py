@@ -26,13 +26,13 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.storage import Storage
 
-# Twenty reminders a second at most, across all processes: below Telegram's 30 a second for
-# a bot in all, which leaves room for the boards and replies being played meanwhile.
-PER_TURN = 20
+# Fifteen reminders a turn of a second, across all processes: a turn's sends may go out late
+# enough to meet the next turn's within one second, and two turns stay within Telegram's 30
+# a second for a bot in all, beside the boards and replies being played meanwhile.
+PER_TURN = 15
 TURN_SECONDS = 1.0
 # A turn is held a little less than its length: the next look of the process that held it,
-# a turn later give or take the job queue's jitter, finds it free. Across processes that
-# allows PER_TURN in 0.9 s at most, 22 a second.
+# a turn later give or take the job queue's jitter, finds it free.
 TURN_HELD = 0.9 * TURN_SECONDS
 
 
