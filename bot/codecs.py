@@ -142,6 +142,10 @@ def daily_payload(day: str, size: int) -> str:
     return f"daily{day.replace('-', '')}_{size}"
 
 
+# The /start payload of the link from a group's /stats to the player's full statistics.
+STATS_PAYLOAD = "stats"
+
+
 def is_daily_payload(text: str) -> bool:
     """Whether a /start payload is meant as a daily's, well formed or not (then refused)."""
     return text.startswith("daily")

@@ -46,63 +46,109 @@ TELEGRAM_PACE = Pace()
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One environment variable: its default as an operator would write it ("" for unset),
-    and what it does, in a line. `bot2048 --help` and docs/operating.md list them."""
+    what it does, in a line, and a value an operator might give it. `bot2048 --help` and
+    docs/operating.md list them, by the part of the bot they set (`group`)."""
 
+    group: str
     name: str
     default: str
     meaning: str
+    example: str
 
 
-# Every setting the bot reads, in the order `--help` lists them; the loaders below take each
-# default from here.
+TELEGRAM, STORAGE, WEB, LOGGING = "Telegram", "storage", "web server and Mini App", "logging"
+# Every setting the bot reads, in the order `--help` lists them, group by group; the loaders
+# below take each default from here.
 SETTINGS = (
-    Setting("TELEGRAM_BOT_TOKEN", "", "the bot's token from @BotFather (required)"),
     Setting(
+        TELEGRAM,
+        "TELEGRAM_BOT_TOKEN",
+        "",
+        "the bot's token from @BotFather (required)",
+        "123456789:AAH-your-token-from-BotFather",
+    ),
+    Setting(
+        TELEGRAM,
         "TELEGRAM_BASE_URL",
         "https://api.telegram.org/bot",
         "the Bot API endpoint, for a Bot API server of your own",
+        "http://127.0.0.1:8081/bot",
     ),
     Setting(
+        TELEGRAM,
         "TELEGRAM_RETRY_MAX_SECONDS",
         "30",
         "longest pause between attempts to reach Telegram at start (1-3600)",
+        "300",
     ),
     Setting(
+        TELEGRAM,
+        "WEBHOOK_URL",
+        "",
+        "public https:// URL for updates: webhook mode instead of polling",
+        "https://2048.example.com/telegram",
+    ),
+    Setting(
+        TELEGRAM,
+        "WEBHOOK_SECRET",
+        "",
+        "webhook mode: the secret Telegram sends (1-256 of A-Za-z0-9_-)",
+        "$(openssl rand -hex 32)",
+    ),
+    Setting(
+        TELEGRAM,
+        "WEBHOOK_MAX_CONNECTIONS",
+        "40",
+        "webhook mode: updates Telegram sends at once (1-100)",
+        "100",
+    ),
+    Setting(
+        STORAGE,
         "BOT_DATABASE",
         "bot2048.sqlite3",
         "the SQLite file, when DATABASE_URL is unset (the playground: playground.sqlite3)",
+        "/var/lib/bot2048/bot2048.sqlite3",
     ),
-    Setting("DATABASE_URL", "", "postgresql://user:password@host:5432/db: PostgreSQL instead"),
-    Setting("WEBHOOK_URL", "", "public https:// URL for updates: webhook mode instead of polling"),
-    Setting("WEBHOOK_SECRET", "", "webhook mode: the secret Telegram sends (1-256 of A-Za-z0-9_-)"),
     Setting(
+        STORAGE,
+        "DATABASE_URL",
+        "",
+        "postgresql://user:password@host:5432/db: PostgreSQL instead",
+        "postgresql://bot2048:secret@db.internal:5432/bot2048",
+    ),
+    Setting(
+        WEB,
         "PORT",
         "",
         "the web server's port (webhook, /healthz, /metrics, Mini App); webhook mode: 8443 if"
         " unset; polling: no web server unless set",
+        "8443",
     ),
-    Setting("LISTEN", "0.0.0.0", "the address the web server listens on"),
+    Setting(WEB, "LISTEN", "0.0.0.0", "the address the web server listens on", "127.0.0.1"),
     Setting(
-        "WEBHOOK_MAX_CONNECTIONS", "40", "webhook mode: updates Telegram sends at once (1-100)"
-    ),
-    Setting("LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
-    Setting(
+        WEB,
         "WEBAPP_URL",
         "",
         "the Mini App's public https:// address (served by the web server): a Swipe button",
+        "https://2048.example.com",
     ),
     Setting(
+        WEB,
         "WEBAPP_MAX_AGE",
         "86400",
         "seconds a Mini App's sign-in (initData) stays valid (60-604800)",
+        "3600",
     ),
     Setting(
+        WEB,
         "METRICS",
         "",
         "Prometheus /metrics: on (on the web server), local (there, to this machine only), off,"
         " or host:port to serve it there alone; unset: local with WEBHOOK_URL or WEBAPP_URL,"
         " else on",
+        "127.0.0.1:9108",
     ),
+    Setting(LOGGING, "LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL", "WARNING"),
 )
 DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
 
@@ -113,11 +159,17 @@ def setting(env: Mapping[str, str], name: str) -> str:
 
 
 def settings_help() -> str:
-    """The settings, their defaults and meanings, as `bot2048 --help` ends."""
-    lines = ["settings (environment variables):"]
+    """The settings, group by group, with their defaults, meanings and an example each, as
+    `bot2048 --help` ends. Telegram's pace has no setting: its limits are Telegram's."""
+    lines = ["settings are environment variables; unset or blank means the default."]
+    group = ""
     for s in SETTINGS:
+        if s.group != group:
+            group = s.group
+            lines.append(f"\n{group} settings:")
         lines.append(f"  {s.name}  default: {s.default or 'unset'}")
         lines.append(f"      {s.meaning}")
+        lines.append(f"      example: {s.name}={s.example}")
     return "\n".join(lines)
 
 

@@ -131,6 +131,33 @@ class Standing:
 
 
 @dataclass(frozen=True, slots=True)
+class DailyPlace:
+    """Where a player finished (or stands, while the day runs) in one daily."""
+
+    day: str  # the UTC date, as YYYY-MM-DD
+    size: int
+    rank: int
+    players: int  # how many were ranked in it
+
+
+@dataclass(frozen=True, slots=True)
+class PlayTotals:
+    """Everything a player has played, summed over all their games."""
+
+    moves: int
+    play_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedScore:
+    """One of a player's games, as /stats charts it: its board size, score and highest tile."""
+
+    size: int
+    score: int
+    highest: int
+
+
+@dataclass(frozen=True, slots=True)
 class FirstOutcome:
     """What the first delivery of an update did, for a later delivery of it to repeat."""
 

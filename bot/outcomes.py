@@ -1,4 +1,5 @@
-"""What the services answer about a game: the result types the chat and the Mini App present.
+"""What the services answer: the result types the chat and the Mini App present, of a game
+and of a player's statistics.
 
 Both ways of playing show the same result the same way (bot/presentation/toasts.py), so the
 results are plain values here, below the services that make them and the presentation that
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import engine
-from bot.models import StoredGame
+from bot.models import DailyPlace, PlayedScore, PlayTotals, Record, StoredGame
 from engine.solver.reasons import Reason
 
 
@@ -77,3 +78,33 @@ class HintResult:
     outcome: engine.Outcome | None = None
     refused: TapResult | None = None
     reason: Reason | None = None  # SHOWN: why the move is good, when the board shows it
+
+
+@dataclass(frozen=True, slots=True)
+class Streaks:
+    """Days in a row (UTC) with a daily played: the run still alive, and the longest ever."""
+
+    current: int = 0
+    longest: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    records: dict[int, Record]  # by board size, for the sizes played
+    totals: PlayTotals
+    streaks: Streaks
+    best_daily: DailyPlace | None
+    last_daily: DailyPlace | None
+    recent: list[PlayedScore]  # the latest games, oldest first, for the chart
+
+    @property
+    def games_played(self) -> int:
+        return sum(record.games_played for record in self.records.values())
+
+    @property
+    def games_won(self) -> int:
+        return sum(record.games_won for record in self.records.values())
+
+    @property
+    def best_score(self) -> int:
+        return max((record.best_score for record in self.records.values()), default=0)

@@ -28,6 +28,7 @@ from bot.services.players import PlayerService
 from bot.services.redelivery import UpdateLog
 from bot.services.reminders import ReminderService
 from bot.services.sharing import SharingService
+from bot.services.stats import StatsService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
@@ -79,6 +80,7 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     daily: DailyService
+    stats: StatsService  # a player's statistics and daily streaks, read only
     reminders: ReminderService  # the daily's reminders, owed through the outbox
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
@@ -140,6 +142,7 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=DailyService(storage, locks),
+        stats=StatsService(storage),
         reminders=ReminderService(storage, locks, outbox),
         verification=VerificationService(storage),
         workers=workers,

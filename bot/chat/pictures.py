@@ -1,4 +1,5 @@
-"""Pictures of games: the shared card and the replay, drawn once and sent by file id after.
+"""Pictures: a game's shared card and replay, and a player's /stats chart, drawn once and
+sent by file id after.
 
 Pictures are drawn in the worker pool (one job per player at a time, and a bounded queue for
 everyone) and uploaded once: every later send of the same picture goes by Telegram's file id,
@@ -22,7 +23,8 @@ from bot.chat.posts import post_in_turn, send_reply
 from bot.codecs import deep_link, duel_payload
 from bot.metrics import RENDER
 from bot.models import Player, StoredGame
-from bot.presentation import captions, images
+from bot.outcomes import PlayerStats
+from bot.presentation import captions, charts, images
 from bot.presentation.i18n import Translator
 from bot.presentation.names import pictured_name
 from bot.services.workers import Busy, Crowded, RenderSlot
@@ -89,6 +91,51 @@ async def send_card(
     return await _send_picture(
         runtime, chat_id, images.card_key(t, figures), render, send, photo_id
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ChartPost:
+    """The player's /stats chart, drawn and sent in the chat's turn, answering `update`; a
+    sentence saying why not now if their last picture is still being drawn or the queue is
+    full."""
+
+    bot: Bot
+    runtime: Runtime
+    update: Update
+    user_id: int
+    t: Translator
+    figures: charts.ChartFigures
+
+    async def __call__(self) -> None:
+        message = self.update.effective_message
+        assert message is not None
+        workers, t, figures = self.runtime.workers, self.t, self.figures
+
+        async def render() -> bytes:
+            with RENDER.labels("chart").time():
+                return await workers.run_alone(self.user_id, charts.chart_png, t, figures)
+
+        async def send(photo: Media) -> Message:
+            return await message.reply_photo(photo)
+
+        try:
+            await _send_picture(
+                self.runtime, message.chat_id, charts.chart_key(t, figures), render, send, photo_id
+            )
+        except (Busy, Crowded) as error:
+            await send_reply(self.update, refusal(t, error))
+
+
+def post_chart(
+    application: Application, update: Update, player: Player, t: Translator, stats: PlayerStats
+) -> None:
+    """The player's /stats chart into the chat of `update`, in the chat's turn."""
+    message = update.effective_message
+    assert message is not None
+    name = pictured_name(t, player.name, player.user_id)
+    figures = charts.chart_figures(stats, name)
+    chart = ChartPost(application.bot, runtime_of(application), update, player.user_id, t, figures)
+    post_in_turn(application, update, message.chat_id, chart)
 
 
 def photo_id(message: Message) -> str:

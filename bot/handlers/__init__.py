@@ -32,6 +32,7 @@ from bot.handlers import (
     records,
     reminders,
     sharing,
+    stats,
     throttling,
 )
 from bot.handlers.context import BotContext
@@ -53,14 +54,16 @@ class Command:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """`/start`, or a deep link's `/start <payload>` in private: a daily, a duel, else a
-    challenge.
+    """`/start`, or a deep link's `/start <payload>` in private: a daily, the statistics, a
+    duel, else a challenge.
 
     `inline` is where inline mode sends someone who has not started the bot yet.
     """
     payload = context.args[0] if context.args and not context.audience.in_group else None
     if payload is not None and codecs.is_daily_payload(payload):
         await daily.join(update, context)
+    elif payload == codecs.STATS_PAYLOAD:
+        await stats.show(update, context)
     elif payload is not None and payload.startswith("d"):
         await sharing.join_duel(update, context)
     elif payload is not None and payload != "inline":
@@ -85,6 +88,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("rules", commands.rules),
     Command("tips", commands.tips),
     Command("best", commands.best),
+    Command("stats", stats.stats, plays=True),
     Command("challenge", challenges.challenge),
     Command("share", sharing.share, plays=True),
     Command("replay", sharing.replay, plays=True),

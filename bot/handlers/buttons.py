@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
 from bot import codecs
@@ -38,17 +36,6 @@ def offered(query: CallbackQuery) -> bool:
     return markup is not None and any(
         button.callback_data == query.data for row in markup.inline_keyboard for button in row
     )
-
-
-def _held_back(t: Translator, toast: str | None, score: int, seconds: float) -> str:
-    """A move saved while Telegram holds the chat's messages back: say so, and for how long."""
-    held = t._(
-        "Saved, score {score}. Telegram is holding back this board for {time}; "
-        "then it catches up by itself.",
-        score=t.number(score),
-        time=t.duration(math.ceil(seconds)),
-    )
-    return f"{toast}\n{held}" if toast else held
 
 
 async def on_game_button(update: Update, context: BotContext) -> None:
@@ -175,14 +162,8 @@ async def _answer_tap(
     owner = None
     if result.status is TapStatus.NOT_YOURS:
         owner = await _owner_name(context, t, result.stored)
-    toast = toasts.tap_toast(t, result, owner=owner)
-    if result.status is TapStatus.APPLIED:
-        if moved_below:
-            below = t._("Your game goes on in its newest board, further down.")
-            toast = f"{toast}\n{below}" if toast else below
-        held = context.runtime.pacer.held_back(audience.chat_id)
-        if held > 0 and result.changed and result.stored is not None:
-            toast = _held_back(t, toast, result.stored.game.score, held)
+    held = context.runtime.pacer.held_back(audience.chat_id)
+    toast = toasts.tap_answer(t, result, owner=owner, moved_below=moved_below, held_back=held)
     await answer(query, toast)
     stored, tapped = result.stored, query.message
     over = result.status is TapStatus.CHALLENGE_OVER

@@ -30,7 +30,8 @@ async def _text(context: BotContext, t: Translator, played: DailyPlay) -> str:
         return texts.resumed(t, daily, left)
     assert played.entry is not None
     rank = await context.runtime.storage.daily_rank(daily.id, played.entry.owner_id)
-    text = texts.finished(t, daily, played.entry, left, rank)
+    streaks = await context.runtime.stats.streaks(played.entry.owner_id)
+    text = texts.finished(t, daily, played.entry, left, rank, streaks)
     # Done for today: how to hear of tomorrow's, unless the player will already.
     if await context.runtime.storage.reminded_day(played.entry.owner_id) is None:
         text += "\n" + reminder_texts.offer(t)

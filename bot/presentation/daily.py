@@ -9,6 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot import codecs
 from bot.models import Daily, Standing, StoredGame
+from bot.outcomes import Streaks
 from bot.presentation import fairness
 from bot.presentation.i18n import Translator
 from bot.presentation.leaderboards import standing_line
@@ -82,6 +83,7 @@ def finished(
     entry: StoredGame,
     seconds_left: float,
     rank: tuple[int, int] | None,
+    streaks: Streaks,
 ) -> str:
     return _told(
         t,
@@ -93,7 +95,22 @@ def finished(
         ),
         result_line(t, entry),
         *([rank_line(t, rank)] if rank is not None else []),
+        streak_line(t, streaks),
     )
+
+
+def streak_line(t: Translator, streaks: Streaks) -> str:
+    """The daily streak running now, and the longest one so far: after a daily, and in
+    /stats."""
+    if streaks.longest == 0:
+        return t._("No daily streak yet: /daily starts today's.")
+    longest = t.ngettext("Longest: {n} day.", "Longest: {n} days.", streaks.longest)
+    if streaks.current == 0:
+        return t._("No daily streak running: today's daily starts a new one.") + " " + longest
+    running = t.ngettext(
+        "Daily streak: {n} day in a row.", "Daily streak: {n} days in a row.", streaks.current
+    )
+    return f"🔥 {running} {longest}"
 
 
 def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 from babel.units import format_unit
 
@@ -100,6 +100,10 @@ class Translator:
 
     def number(self, value: int) -> str:
         return format_decimal(value, locale=self.language)
+
+    def percent(self, share: float) -> str:
+        """A share as the language writes a percentage, whole: "25%", "25 %"."""
+        return format_percent(share, locale=self.language)
 
     def duration(self, seconds: float) -> str:
         """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").

@@ -186,7 +186,7 @@ def _rounded_mask(width: int, height: int, radius: int) -> Image.Image:
     return mask.resize((width, height), Image.Resampling.BOX)
 
 
-def _smooth_rounded_box(
+def smooth_rounded_box(
     image: Image.Image, box: tuple[int, int, int, int], radius: int, fill: tuple[int, int, int]
 ) -> None:
     left, top, right, bottom = box
@@ -194,7 +194,7 @@ def _smooth_rounded_box(
     image.paste(fill, (left, top, right + 1, bottom + 1), mask)
 
 
-def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str) -> int:
+def figure_box(image: Image.Image, origin: Origin, right: int, label: str, value: str) -> int:
     """A figure box (label above, number below) ending at `right`; returns its left edge.
 
     `origin` is where the image drawn on sits on the card: a replay frame redraws only
@@ -203,7 +203,7 @@ def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str)
     x, y = origin
     width = min(BOX_MAX, max(110, round(font(30).getlength(value)) + 30))
     left = right - width
-    _smooth_rounded_box(image, (left - x, 22 - y, right - x, 92 - y), 6, BOARD_COLOUR)
+    smooth_rounded_box(image, (left - x, 22 - y, right - x, 92 - y), 6, BOARD_COLOUR)
     draw = ImageDraw.Draw(image)
     middle = (left + right) / 2 - x
     label_font = _fitting_font(label, 16, width - 12)
@@ -214,8 +214,8 @@ def _box(image: Image.Image, origin: Origin, right: int, label: str, value: str)
 
 
 def _draw_boxes(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
-    best_left = _box(image, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
-    _box(image, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
+    best_left = figure_box(image, origin, WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
+    figure_box(image, origin, best_left - 8, t._("SCORE"), t.number(figures.score))
 
 
 def _draw_footer(image: Image.Image, origin: Origin, t: Translator, figures: CardFigures) -> None:
@@ -229,7 +229,7 @@ def _draw_footer(image: Image.Image, origin: Origin, t: Translator, figures: Car
         details.append(t._("2048 reached"))
     elif figures.over:
         details.append(t._("game over"))
-    name = _fitting_name(figures.name)
+    name = fitting_name(figures.name)
     scripts.draw_text(image, (MARGIN + 2 - x, bottom + 22 - y), FONT_FILE, name, 30, DARK_TEXT)
     line = " · ".join(details)
     line_font = _fitting_font(line, 24, BOARD)
@@ -254,7 +254,7 @@ def card_image(t: Translator, figures: CardFigures) -> Image.Image:
     return image
 
 
-def _fitting_name(name: str) -> str:
+def fitting_name(name: str) -> str:
     """The player's name, cut with an ellipsis where it would run off the card."""
     if scripts.text_width(FONT_FILE, name, 30) <= BOARD:
         return name
@@ -419,13 +419,13 @@ DRAWING_VERSION = 2
 
 def card_key(t: Translator, figures: CardFigures) -> str:
     """What a card shows, as a short key: equal keys, equal pictures."""
-    return _key("card", t.language, figures)
+    return picture_key("card", t.language, figures)
 
 
 def replay_key(t: Translator, seed: int, actions: str, final: CardFigures) -> str:
-    return _key("replay", t.language, seed, actions, final)
+    return picture_key("replay", t.language, seed, actions, final)
 
 
-def _key(*parts: object) -> str:
+def picture_key(*parts: object) -> str:
     digest = hashlib.sha256(repr((DRAWING_VERSION, *parts)).encode()).hexdigest()
     return f"{parts[0]}:{digest[:40]}"

@@ -40,6 +40,11 @@ MENU: tuple[MenuLine, ...] = (
         describe_in_group=lambda t: t._("The group's best scores and challenges"),
     ),
     MenuLine(
+        "stats",
+        lambda t: t._("Your statistics and daily streaks"),
+        describe_in_group=lambda t: t._("Your statistics: one line here, all of them in private"),
+    ),
+    MenuLine(
         "challenge",
         lambda t: t._("Challenge the group: same tiles for everyone"),
         in_private=False,

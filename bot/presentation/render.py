@@ -311,23 +311,29 @@ def records_text(t: Translator, records: dict[int, Record]) -> str:
     blocks = [t._("<b>Your records</b>")]
     for size in engine.SIZES:
         record = records.get(size)
-        if record is None:
-            continue
-        lines = [
-            f"<b>{size_name(t, size)}</b>",
-            t._("Best score: {score}", score=t.number(record.best_score)),
-            t.ngettext("{n} game played", "{n} games played", record.games_played)
-            + " · "
-            + t.ngettext("{n} won", "{n} won", record.games_won),
-            t._("Highest tile: {tile}", tile=str(record.highest_tile)),
-        ]
-        if record.fewest_moves_to_win is not None:
-            lines.append(
-                t._("Fewest moves to 2048: {moves}", moves=t.number(record.fewest_moves_to_win))
-            )
-        if record.hints_used:
-            lines.append(t.ngettext("{n} hint used", "{n} hints used", record.hints_used))
-        if record.fastest_win_seconds is not None:
-            lines.append(t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds)))
-        blocks.append("\n".join(lines))
+        if record is not None:
+            blocks.append("\n".join([f"<b>{size_name(t, size)}</b>", *record_lines(t, record)]))
     return "\n\n".join(blocks)
+
+
+def record_lines(t: Translator, record: Record, *, win_rate: bool = False) -> list[str]:
+    """One board size's records, as /best and /stats show them (/stats adds the win rate)."""
+    played = t.ngettext("{n} game played", "{n} games played", record.games_played)
+    played += " · " + t.ngettext("{n} won", "{n} won", record.games_won)
+    if win_rate and record.games_played:
+        share = record.games_won / record.games_played
+        played += " · " + t._("win rate {rate}", rate=t.percent(share))
+    lines = [
+        t._("Best score: {score}", score=t.number(record.best_score)),
+        played,
+        t._("Highest tile: {tile}", tile=str(record.highest_tile)),
+    ]
+    if record.fewest_moves_to_win is not None:
+        lines.append(
+            t._("Fewest moves to 2048: {moves}", moves=t.number(record.fewest_moves_to_win))
+        )
+    if record.hints_used:
+        lines.append(t.ngettext("{n} hint used", "{n} hints used", record.hints_used))
+    if record.fastest_win_seconds is not None:
+        lines.append(t._("Fastest 2048: {time}", time=t.duration(record.fastest_win_seconds)))
+    return lines

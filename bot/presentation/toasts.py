@@ -1,11 +1,55 @@
-"""The toasts a tap or a Mini App move is answered with: one wording for both ways of playing."""
+"""The toasts a tap or a Mini App move is answered with: one wording for both ways of playing.
+
+Telegram shows a toast of at most 200 characters (`TOAST_LIMIT`) and nothing at all of a longer
+one, so a tap's answer puts its lines together most important first and leaves out what would
+not fit.
+"""
 
 from __future__ import annotations
+
+import math
 
 from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
 from bot.presentation import render
 from bot.presentation.i18n import Translator
+from bot.presentation.limits import telegram_length
 from engine.solver.reasons import Reason, ReasonKind
+
+TOAST_LIMIT = 200
+
+
+def tap_answer(
+    t: Translator,
+    result: TapResult,
+    *,
+    owner: str | None = None,
+    moved_below: bool = False,
+    held_back: float = 0.0,
+) -> str | None:
+    """The whole answer to a tap on a board in the chat: what the tap did, then, for a move
+    applied, where the game went on (`moved_below`: the tap was on an older board of it)
+    and how long Telegram holds the chat back (`held_back` seconds).
+
+    Where the three would not fit, where the game went is left out first: the board a player
+    scrolls to is easy to find, a board that does not change for minutes is not explained.
+    """
+    said = tap_toast(t, result, owner=owner)
+    below = held = None
+    if result.status is TapStatus.APPLIED:
+        if moved_below:
+            below = t._("Your game goes on in its newest board, further down.")
+        if held_back > 0 and result.changed and result.stored is not None:
+            held = t._(
+                "Saved, score {score}. Telegram is holding back this board for {time}; "
+                "then it catches up by itself.",
+                score=t.number(result.stored.game.score),
+                time=t.duration(math.ceil(held_back)),
+            )
+    for lines in ((said, below, held), (said, held)):
+        text = "\n".join(line for line in lines if line)
+        if telegram_length(text) <= TOAST_LIMIT:
+            return text or None
+    return said  # alone, every toast fits: tests/unit/presentation/test_toasts.py
 
 
 def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> str | None:

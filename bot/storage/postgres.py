@@ -198,6 +198,22 @@ def _server_settings(wait: float) -> dict[str, str]:
     }
 
 
+def _closed(connection: asyncpg.Connection) -> bool:
+    """Whether a pooled connection is closed. asyncpg gives a pooled connection back to its
+    pool the moment it closes, and its proxy then refuses every call, this one included."""
+    try:
+        return connection.is_closed()
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _terminate(connection: asyncpg.Connection) -> None:
+    """Close a pooled connection at once, unless it is closed already (a statement cut off
+    closes it, then the transaction it was in unwinds through the same connection)."""
+    if not _closed(connection):
+        connection.terminate()
+
+
 async def _keep_alive(connection: asyncpg.Connection) -> None:
     """The client's keepalives on a new connection's socket (none on a Unix socket)."""
     sock = connection._transport.get_extra_info("socket")  # asyncpg offers no option for it
@@ -309,10 +325,10 @@ class PostgresStorage(Storage):
         except asyncio.CancelledError:
             # Cut off (a job past its time, a stop): no cancel request to wait for, on a
             # connection that may be silent, and whatever it left open ends with it.
-            connection.terminate()
+            _terminate(connection)
             raise
         except TimeoutError:
-            connection.terminate()
+            _terminate(connection)
             await self._pool.expire_connections()
             raise self._lost(f"no answer within {self._wait + ANSWER_MARGIN:g} s") from None
         except (asyncpg.QueryCanceledError, asyncpg.IdleInTransactionSessionTimeoutError):
@@ -377,12 +393,12 @@ class PostgresStorage(Storage):
                 _BOUND.reset(token)
                 # No ROLLBACK to wait for, on a connection that may be silent: closed, it
                 # ends its transaction on the server all the same.
-                connection.terminate()
+                _terminate(connection)
                 raise
             except BaseException:
                 _BOUND.reset(token)
                 # A connection closed on the way ends its transaction with it, on the server.
-                if not connection.is_closed():
+                if not _closed(connection):
                     with contextlib.suppress(StorageUnavailable):
                         await self._on(connection, transaction.rollback())
                 raise

@@ -26,6 +26,8 @@ class Dialect:
     state_score: str
     state_moves: str
     state_highest: str
+    # A saved game's play clock, read from its JSON state (not a step's: what /stats sums).
+    state_play_seconds: str
 
 
 SQLITE = Dialect(
@@ -35,6 +37,7 @@ SQLITE = Dialect(
     state_score="json_extract(state, '$.sc')",
     state_moves="json_extract(state, '$.mv')",
     state_highest="(SELECT 1 << max(value) FROM json_each(games.state, '$.b'))",
+    state_play_seconds="json_extract(state, '$.pt')",
 )
 POSTGRES = Dialect(
     bigint="BIGINT",
@@ -45,6 +48,7 @@ POSTGRES = Dialect(
     state_highest=(
         "(SELECT 1::bigint << max(e::int) FROM jsonb_array_elements_text(state::jsonb -> 'b') e)"
     ),
+    state_play_seconds="(state::jsonb ->> 'pt')::double precision",
 )
 
 _STEPS: tuple[tuple[str, ...], ...] = (

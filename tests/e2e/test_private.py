@@ -213,6 +213,7 @@ EVERYWHERE = {
     "rules",
     "tips",
     "best",
+    "stats",
     "share",
     "replay",
     "record",

@@ -361,10 +361,19 @@ def run_bot(option: str) -> str:
     return done.stdout
 
 
-def test_help_lists_every_setting_with_its_default():
+def test_help_lists_every_setting_under_its_group_with_its_default_and_an_example():
     shown = run_bot("--help")
+    groups = shown.split("\n\n")
     for s in SETTINGS:
-        assert f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n" in shown + "\n"
+        (group,) = [g for g in groups if f"  {s.name}  " in g]
+        assert group.startswith(f"{s.group} settings:\n")
+        entry = f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n"
+        assert entry + f"      example: {s.name}={s.example}" in group
+    # Each group once, in SETTINGS' order: an operator reads all of a part in one place.
+    headings = [
+        g.split("\n", 1)[0] for g in groups if g.endswith(" settings:") or " settings:\n" in g
+    ]
+    assert headings == [f"{g} settings:" for g in dict.fromkeys(s.group for s in SETTINGS)]
 
 
 def test_version_is_the_package_version():

@@ -1,11 +1,11 @@
 """The storage interface: every query written once for both backends, a module an aggregate.
 
 `Storage` is composed of one mixin an aggregate (players, games, records, group chats,
-challenges, the record of updates delivered, the outbox, the daily puzzle), each written over
-base.py's primitives and nothing else; a backend (sqlite.py, postgres.py) supplies those and
-inherits every query. What other aggregates read of games (a game's columns and row, the
-leaderboard) games.py offers at module level; a group's move hands back its challenges, so
-GroupQueries builds on ChallengeQueries.
+challenges, the record of updates delivered, the outbox, the daily puzzle, a player's
+statistics), each written over base.py's primitives and nothing else; a backend (sqlite.py,
+postgres.py) supplies those and inherits every query. What other aggregates read of games (a
+game's columns and row, the leaderboard) games.py offers at module level; a group's move
+hands back its challenges, so GroupQueries builds on ChallengeQueries.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bot.storage.queries.players import PlayerQueries
 from bot.storage.queries.records import RecordQueries
 from bot.storage.queries.redelivery import RedeliveryQueries
 from bot.storage.queries.reminders import ReminderQueries
+from bot.storage.queries.stats import StatsQueries
 
 
 class Storage(
@@ -30,6 +31,7 @@ class Storage(
     RedeliveryQueries,
     OutboxQueries,
     DailyQueries,
+    StatsQueries,
     ReminderQueries,
 ):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""

@@ -13,7 +13,9 @@ import engine
 from bot.emulator.html import parse_html, utf16_len
 from bot.emulator.validation import MAX_TEXT_LENGTH
 from bot.handlers.commands import CHALLENGE_TOP, PAST_CHALLENGES, TOP
-from bot.models import Challenge, Standing
+from bot.handlers.daily import TOP as DAILY_TOP
+from bot.models import Challenge, Daily, Standing
+from bot.presentation.daily import group_ranking, in_private, world_ranking
 from bot.presentation.i18n import LANGUAGES, group_zone, translator
 from bot.presentation.leaderboards import group_leaderboard
 from bot.presentation.names import group_name
@@ -114,3 +116,27 @@ def test_a_groups_best_always_fits_one_message(board: dict) -> None:
     lines = parsed.text.split("\n")
     assert lines[0] == parse_html(heading).text
     assert lines[3].startswith("1. ")
+
+
+@st.composite
+def daily_rankings(draw: st.DrawFn) -> dict:
+    """Everything `/daily top` and a group's `/daily` show, each name from a small pool."""
+    pool = draw(st.lists(names, min_size=1, max_size=3))
+    return {
+        "language": draw(st.sampled_from(LANGUAGES)),
+        "top": standings(draw, pool, DAILY_TOP, asker=False),
+        "group": standings(draw, pool, DAILY_TOP, asker=True),
+        "yesterday": standings(draw, pool, DAILY_TOP, asker=False),
+        "rank": (draw(st.integers(1, 10**9)), 10**9),
+    }
+
+
+@given(daily_rankings())
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_daily_rankings_always_fit_one_message(ranking: dict) -> None:
+    t = translator(ranking["language"])
+    today = Daily(1, "2026-12-02", 6, 1, "salt", "0" * 64, 2e9)
+    world = world_ranking(t, today, ranking["top"], ranking["rank"], ranking["yesterday"])
+    group = group_ranking(t, ranking["group"], ASKER, DAILY_TOP)
+    for text in (world, group + "\n\n" + in_private(t)):
+        assert utf16_len(parse_html(text).text) <= MAX_TEXT_LENGTH

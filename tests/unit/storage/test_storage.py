@@ -518,3 +518,21 @@ async def test_two_processes_reserving_sends_in_one_chat_share_one_budget(postgr
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_transaction_cut_off_mid_statement_ends_as_cut_off_and_the_next_one_runs(proxied):
+    """A job past its time is cancelled in the middle of a statement on a silent connection:
+    it ends as cancelled (the job's cut-off, said once), never as an error of the driver's,
+    and the next run gets a fresh connection once the network is back."""
+    proxy, url = proxied
+    store = await open_storage(url)
+    try:
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.5), store.transaction():
+                proxy.black_hole()  # after BEGIN: the statement below gets no answer
+                await store.renew_obligations("a process", 10.0)
+        proxy.restore()
+        async with store.transaction():
+            assert await store.renew_obligations("a process", 10.0) == 0
+    finally:
+        await store.close()

@@ -1,0 +1,67 @@
+"""A player's statistics: what /stats sums and ranks beyond the records of each board size.
+
+Everything is read from the games as they are saved, so nothing is kept twice: the totals
+from each game's moves and play clock, the chart from the latest games, and the daily
+places from the ranking the daily's own standings use (daily.py's order and index).
+"""
+
+from __future__ import annotations
+
+from bot.models import DailyPlace, PlayedScore, PlayTotals
+from bot.storage.queries.base import StorageBase
+
+# A game counts once it has a move: an opened board nobody moved is no game played.
+_PLAYED = "owner_id = ? AND moves > 0"
+# Attempts at the same daily as `mine`, ahead of it in its ranking (daily.py's `_RANKING`),
+# in two counts as `daily_rank` makes them: a higher score, a range of the ranking's index;
+# then the same score, ahead on moves, the time and the id.
+_SAME_DAILY = "other.daily_id = mine.daily_id AND other.moves > 0"
+_AHEAD = f"""(SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score > mine.score)
+    + (SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score = mine.score
+        AND (other.moves < mine.moves OR (other.moves = mine.moves
+            AND (other.score_at < mine.score_at
+                OR (other.score_at = mine.score_at AND other.owner_id < mine.owner_id)))))"""
+
+
+class StatsQueries(StorageBase):
+    async def play_totals(self, user_id: int) -> PlayTotals:
+        """The moves and the play time of all the player's games, in every chat."""
+        row = await self._fetchrow(
+            f"SELECT coalesce(sum(moves), 0), "
+            f"coalesce(sum({self._dialect.state_play_seconds}), 0) FROM games WHERE {_PLAYED}",
+            (user_id,),
+        )
+        assert row is not None
+        return PlayTotals(int(row[0]), float(row[1]))
+
+    async def played_scores(self, user_id: int, limit: int) -> list[PlayedScore]:
+        """The player's latest `limit` games with a move, oldest first."""
+        rows = await self._fetchall(
+            f"SELECT size, score, highest FROM games WHERE {_PLAYED} ORDER BY id DESC LIMIT ?",
+            (user_id, limit),
+        )
+        return [PlayedScore(*row) for row in reversed(rows)]
+
+    async def daily_days(self, user_id: int) -> list[str]:
+        """The UTC days (YYYY-MM-DD) on which the player moved in a daily, in order."""
+        rows = await self._fetchall(
+            f"""SELECT DISTINCT dailies.day FROM games JOIN dailies ON dailies.id = games.daily_id
+                WHERE games.{_PLAYED} ORDER BY dailies.day""",
+            (user_id,),
+        )
+        return [row[0] for row in rows]
+
+    async def daily_places(self, user_id: int) -> list[DailyPlace]:
+        """The player's place in every daily they moved in, in the order they played them.
+
+        Each place is counted as `daily_rank` counts it, by the ranking's index.
+        """
+        rows = await self._fetchall(
+            f"""SELECT dailies.day, dailies.size,
+                    1 + {_AHEAD},
+                    (SELECT count(*) FROM games other WHERE {_SAME_DAILY})
+                FROM games mine JOIN dailies ON dailies.id = mine.daily_id
+                WHERE mine.{_PLAYED} ORDER BY dailies.day, mine.id""",
+            (user_id,),
+        )
+        return [DailyPlace(*row) for row in rows]
