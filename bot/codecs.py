@@ -230,15 +230,23 @@ def parse_challenge_args(args: list[str]) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class DailyAsk:
-    """What `/daily` asks for: to play today's daily of a size, or its rankings (`top`)."""
+    """What `/daily` asks for: to play today's daily of a size, its rankings (`top`), or to
+    switch a group's daily on or off (`switch`)."""
 
     size: int = engine.SIZES[0]
     top: bool = False
+    switch: bool | None = None
+
+
+_SWITCHES = {"on": True, "off": False}
 
 
 def parse_daily_args(args: list[str]) -> DailyAsk | None:
-    """`/daily`, `/daily 5`, `/daily top`, `/daily top 6`; None for anything else."""
+    """`/daily`, `/daily 5`, `/daily top`, `/daily top 6`, `/daily on`, `/daily off`; None
+    for anything else."""
     words = [word.lower() for word in args]
+    if len(words) == 1 and words[0] in _SWITCHES:
+        return DailyAsk(switch=_SWITCHES[words[0]])
     top = words[:1] == ["top"]
     rest = words[1:] if top else words
     if len(rest) > 1:

@@ -31,7 +31,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -113,8 +113,13 @@ def bot_id(token: str) -> int:
 
 
 @asynccontextmanager
-async def opened(config: Config) -> AsyncIterator[BotProcess]:
-    """The locks, the storage, the runtime and the Application, built but not started."""
+async def opened(
+    config: Config, clock: Callable[[], float] = time.time
+) -> AsyncIterator[BotProcess]:
+    """The locks, the storage, the runtime and the Application, built but not started.
+
+    `clock`: the daily's (build_runtime).
+    """
     async with AsyncExitStack() as steps:
         updates_lock = None
         if config.database_url is None:
@@ -141,7 +146,7 @@ async def opened(config: Config) -> AsyncIterator[BotProcess]:
             wait=config.database_wait,
         )
         steps.push_async_callback(storage.close)
-        runtime = build_runtime(config, storage)
+        runtime = build_runtime(config, storage, clock)
         steps.callback(runtime.workers.close)
         _install_pacer_metrics(runtime)
         application = build_application(config, runtime)
@@ -210,9 +215,11 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
 
 
 @asynccontextmanager
-async def running(config: Config, poll_timeout: int = POLL_TIMEOUT) -> AsyncIterator[BotProcess]:
+async def running(
+    config: Config, poll_timeout: int = POLL_TIMEOUT, clock: Callable[[], float] = time.time
+) -> AsyncIterator[BotProcess]:
     """`opened`, then `serving`: the whole bot process, until the block ends."""
-    async with opened(config) as process, serving(process, poll_timeout):
+    async with opened(config, clock) as process, serving(process, poll_timeout):
         yield process
 
 

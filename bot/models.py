@@ -119,6 +119,17 @@ class Daily:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupDaily:
+    """An opted-in group's card for one daily: its message once posted, and whether the day
+    has been closed for the group (its final card and winner owed)."""
+
+    chat_id: int
+    daily_id: int
+    message_id: int | None
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Standing:
     """One line of a leaderboard; ties are broken by highest tile, fewer moves, then time."""
 
@@ -172,6 +183,10 @@ class ObligationKind(StrEnum):
     FINAL_CARD = "final_card"  # show an ended challenge's final ranking on its card
     WINNER = "winner"  # announce an ended challenge's winner in its group
     DUEL_RESULT = "duel_result"  # tell one of a finished duel's two players how it went
+    # An opted-in group's daily (the subject is the daily; the chat, the group):
+    DAILY_CARD = "daily_card"  # post the day's card, and remember the message
+    DAILY_FINAL_CARD = "daily_final_card"  # show the day's final ranking on its card
+    DAILY_WINNER = "daily_winner"  # announce the day's winner among the group's members
     DAILY_REMINDER = "daily_reminder"  # tell a player the day's daily is open (subject: day)
 
 

@@ -32,6 +32,7 @@ class MoveEffects:
 
     challenge_id: int | None = None  # a challenge whose standings may have moved
     duel_over: StoredGame | None = None  # a duel's game that the move ended
+    daily_over: StoredGame | None = None  # a daily attempt that the move ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,12 @@ class TapResult:
         stored = self.stored
         if not self.changed or stored is None:
             return MoveEffects()
-        over = self.outcome is engine.Outcome.GAME_OVER and stored.duel_of is not None
-        return MoveEffects(stored.challenge_id, stored if over else None)
+        over = self.outcome is engine.Outcome.GAME_OVER
+        return MoveEffects(
+            stored.challenge_id,
+            stored if over and stored.duel_of is not None else None,
+            stored if over and stored.daily_id is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ handed the `Runtime` this builds and never asks which mode it runs in.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -21,6 +23,7 @@ from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
 from bot.services.daily import DailyService
 from bot.services.games import GameService
+from bot.services.group_daily import GroupDailyService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
@@ -80,6 +83,7 @@ class Runtime:
     games: GameService
     challenges: ChallengeService
     daily: DailyService
+    group_daily: GroupDailyService  # the daily's card in the groups that opted in
     stats: StatsService  # a player's statistics and daily streaks, read only
     reminders: ReminderService  # the daily's reminders, owed through the outbox
     verification: VerificationService  # games' records, once their seeds may be shown
@@ -123,8 +127,13 @@ def runtime_of(application: Application) -> Runtime:
     return runtime
 
 
-def build_runtime(config: Config, storage: Storage) -> Runtime:
-    """The services, the pacer and the throttles on `storage`, for the mode it implies."""
+def build_runtime(
+    config: Config, storage: Storage, clock: Callable[[], float] = time.time
+) -> Runtime:
+    """The services, the pacer and the throttles on `storage`, for the mode it implies.
+
+    `clock` says which day it is for the daily: tests move it past midnight.
+    """
     shared = storage if isinstance(storage, SharedStorage) else None
     # With other writers, a copy of saved state is wrong as soon as they write: read instead.
     copies = recent_cache if shared is None else no_cache
@@ -136,14 +145,16 @@ def build_runtime(config: Config, storage: Storage) -> Runtime:
         storage, locks, copies=copies, hints=hints, move_budget=(TAPS_PER_SECOND, TAP_BURST)
     )
     outbox = Outbox(storage)
+    daily = DailyService(storage, locks, clock=clock)
     return Runtime(
         storage=storage,
         players=PlayerService(storage, locks, copies=copies),
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
-        daily=DailyService(storage, locks),
+        daily=daily,
+        group_daily=GroupDailyService(storage, locks, daily, outbox),
         stats=StatsService(storage),
-        reminders=ReminderService(storage, locks, outbox),
+        reminders=ReminderService(storage, locks, outbox, clock),
         verification=VerificationService(storage),
         workers=workers,
         sharing=SharingService(storage, locks, games, outbox=outbox),

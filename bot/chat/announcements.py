@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
-from bot.chat import cards, duels, reminders
+from bot.chat import cards, daily_cards, duels, reminders
 from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
 from bot.wiring import Runtime
@@ -31,6 +31,9 @@ SENDERS: dict[ObligationKind, Sender] = {
     ObligationKind.FINAL_CARD: cards.show_final_card,
     ObligationKind.WINNER: cards.announce_winner,
     ObligationKind.DUEL_RESULT: duels.tell_result,
+    ObligationKind.DAILY_CARD: daily_cards.post_daily_card,
+    ObligationKind.DAILY_FINAL_CARD: daily_cards.show_final_daily_card,
+    ObligationKind.DAILY_WINNER: daily_cards.announce_daily_winner,
     ObligationKind.DAILY_REMINDER: reminders.remind,
 }
 
@@ -70,12 +73,14 @@ async def send_owed(bot: Bot, runtime: Runtime) -> None:
 
 
 async def catch_up(bot: Bot, runtime: Runtime) -> None:
-    """End the challenges whose time is up, then send what is owed.
+    """End the challenges whose time is up, close and open the groups' dailies as the days
+    turn, then send what is owed.
 
     During an outage this finds the database away, which its storage has logged already.
     """
     try:
         await runtime.challenges.finish_overdue()
+        await runtime.group_daily.turn_days()
         await send_owed(bot, runtime)
     except StorageUnavailable:
         return

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.chat.announcements import send_owed
 from bot.chat.boards import send_board
-from bot.chat.posts import answer, reply
+from bot.chat.posts import answer, reply, update_key
 from bot.codecs import parse_daily_args, parse_daily_button
 from bot.handlers.context import BotContext
 from bot.presentation import daily as texts
+from bot.presentation import group_daily as group_texts
 from bot.presentation import reminders as reminder_texts
 from bot.presentation.i18n import Translator
 from bot.services.daily import DAY_SECONDS, DailyPlay, DailyStatus, day_of
+from bot.services.group_daily import Switch
 
 TOP = 10  # the world's and a group's leaders shown
 
@@ -69,7 +72,9 @@ async def daily(update: Update, context: BotContext) -> None:
             ),
         )
         return
-    if ask.top:
+    if ask.switch is not None:
+        await _switch(update, context, ask.switch)
+    elif ask.top:
         reply(context.application, update, await _world(context, t, ask.size))
     elif audience.in_group:
         keyboard = texts.daily_link_keyboard(t, _link(context, ask.size))
@@ -82,6 +87,32 @@ async def daily(update: Update, context: BotContext) -> None:
         reply(context.application, update, text, reply_markup=keyboard)
     else:
         await _show(update, context, await runtime.daily.play(audience.player.user_id, ask.size))
+
+
+_SWITCHED = {
+    Switch.ON: group_texts.switched_on,
+    Switch.OFF: group_texts.switched_off,
+    Switch.ALREADY_ON: group_texts.already_on,
+    Switch.ALREADY_OFF: group_texts.already_off,
+}
+
+
+async def _switch(update: Update, context: BotContext, on: bool) -> None:
+    """`/daily on` or `/daily off` in a group, by one of its admins: the group's daily
+    message, every day; switched on, today's follows at once."""
+    audience, runtime = context.audience, context.runtime
+    t = audience.for_chat
+    if not audience.in_group:
+        reply(context.application, update, group_texts.groups_only(t))
+        return
+    if not await context.is_admin(audience.chat_id, audience.player.user_id):
+        reply(context.application, update, group_texts.admins_only(t))
+        return
+    switched = await runtime.group_daily.switch(
+        audience.chat_id, on, t.language, update_key(update)
+    )
+    reply(context.application, update, _SWITCHED[switched](t))
+    await send_owed(context.bot, runtime)
 
 
 async def _world(context: BotContext, t: Translator, size: int) -> str:

@@ -30,7 +30,7 @@ def daily_link_keyboard(t: Translator, link: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([[InlineKeyboardButton("📅 " + t._("Play the daily"), url=link)]])
 
 
-def _heading(t: Translator, daily: Daily) -> str:
+def heading(t: Translator, daily: Daily) -> str:
     return t._(
         "📅 <b>Daily 2048</b> · {size} · {day}",
         size=size_name(t, daily.size),
@@ -40,7 +40,7 @@ def _heading(t: Translator, daily: Daily) -> str:
 
 def _told(t: Translator, daily: Daily, *lines: str) -> str:
     """The daily's heading, what there is to say, and its commitment below."""
-    return "\n".join([_heading(t, daily), *lines, fairness.daily_commitment(t, daily.commitment)])
+    return "\n".join([heading(t, daily), *lines, fairness.daily_commitment(t, daily.commitment)])
 
 
 def started(t: Translator, daily: Daily, seconds_left: float) -> str:
@@ -119,7 +119,7 @@ def old(t: Translator, daily: Daily | None, entry: StoredGame | None) -> str:
     if daily is not None:
         played = [] if entry is None else [result_line(t, entry)]
         seed = fairness.revealed(t, daily.seed, daily.salt, daily.commitment)
-        lines = [_heading(t, daily), *played, seed, *lines]
+        lines = [heading(t, daily), *played, seed, *lines]
     return "\n".join(lines)
 
 

@@ -76,19 +76,24 @@ class DailyService:
         """Whether the daily's day has ended: no more moves, and its seed may be shown."""
         return self._clock() >= daily.ends_at
 
+    async def ensure(self, storage: Storage, size: int, now: float) -> Daily:
+        """Inside the caller's transaction: the daily of this size for the day `now` falls on,
+        its seed drawn now if nobody has asked for it yet."""
+        day, ends_at = day_of(now)
+        seed, salt = self._new_seed(), self._new_salt()
+        candidate = Daily(
+            0, day, size, seed, salt, engine.commitment(salt, seed, size, day), ends_at
+        )
+        return await storage.ensure_daily(candidate, now)
+
     async def play(self, user_id: int, size: int) -> DailyPlay:
         """Today's daily of this size for the player: begun now, or as they left it.
 
         The attempt is played in the player's private chat, whose id is theirs.
         """
         now = self._clock()
-        day, ends_at = day_of(now)
         async with self._locks.writing(user_id) as storage:
-            seed, salt = self._new_seed(), self._new_salt()
-            candidate = Daily(
-                0, day, size, seed, salt, engine.commitment(salt, seed, size, day), ends_at
-            )
-            daily = await storage.ensure_daily(candidate, now)
+            daily = await self.ensure(storage, size, now)
             entry = await storage.daily_entry(daily.id, user_id)
             if entry is not None:
                 status = DailyStatus.FINISHED if entry.game.over else DailyStatus.RESUMED

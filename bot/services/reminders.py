@@ -52,11 +52,11 @@ class ReminderService:
         self.storage = storage
         self._locks = locks
         self._outbox = outbox
-        self.clock = clock  # what day it is: a test moves it past midnight
+        self._clock = clock
 
     async def switch_on(self, user_id: int) -> float:
         """Remind the player when each next daily opens; the seconds until the first does."""
-        now = self.clock()
+        now = self._clock()
         day, ends_at = day_of(now)
         async with self._locks.writing(user_id) as storage:
             await storage.switch_reminder_on(user_id, day)
@@ -70,7 +70,7 @@ class ReminderService:
     async def owe_due(self) -> list[Obligation]:
         """This turn's batch of today's reminders, owed and held by this process to send;
         none if no player is owed one or another process has the turn."""
-        now = self.clock()
+        now = self._clock()
         day, _ = day_of(now)
         if not await self.storage.reminders_due(day):
             return []
@@ -88,7 +88,7 @@ class ReminderService:
     async def due_day(self, obligation: Obligation) -> str | None:
         """The day an owed reminder is of, if it should still go: that day is today, and the
         player has not switched reminders off since it was owed. None: it is dropped."""
-        today, _ = day_of(self.clock())
+        today, _ = day_of(self._clock())
         if obligation.subject_id != day_number(today):
             return None
         return today if await self.storage.reminded_day(obligation.chat_id) else None

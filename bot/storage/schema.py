@@ -261,7 +261,25 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN move_tokens {real} NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN moved_at {real} NOT NULL DEFAULT 0",
     ),
-    # 12: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
+    # 12: the daily in groups. A group's admins opt it in (`daily_on`, off by default); an
+    # opted-in group has one card a day (`group_dailies`, one row per group and daily, made
+    # by whichever process gets there first), edited as members finish, then closed once
+    # when the day ends (`finished`), which is when its final card and winner are owed.
+    (
+        "ALTER TABLE chats ADD COLUMN daily_on INTEGER NOT NULL DEFAULT 0",
+        # The language of the admin who switched it on: the card's, unless the group chose one.
+        "ALTER TABLE chats ADD COLUMN daily_language TEXT",
+        "CREATE INDEX chats_daily_on ON chats (chat_id) WHERE daily_on = 1",
+        """CREATE TABLE group_dailies (
+            chat_id {bigint} NOT NULL,
+            daily_id {bigint} NOT NULL REFERENCES dailies (id),
+            message_id {bigint},
+            finished INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, daily_id)
+        )""",
+        "CREATE INDEX group_dailies_open ON group_dailies (daily_id) WHERE finished = 0",
+    ),
+    # 13: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
     # player was reminded of, or switched it on. The batch that owes the day's reminders sets
     # it in the statement that picks its players, so each gets one a day across processes.
     (

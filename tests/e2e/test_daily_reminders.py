@@ -2,22 +2,23 @@
 daily opens, in the player's language, with the daily's button and a way to stop; off, a
 block (403) and many processes.
 
-Midnight is not waited for: the bot's reminders are moved onto a clock that reads a second
-past the next midnight (UTC), and the test waits for the reminders' job to have looked.
+Midnight is not waited for: the daily's clock (tests/support/daily.py) is moved a second past
+the next midnight (UTC), and the test waits for the reminders' job to have looked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.config import Webhook
-from bot.services.daily import DAY_SECONDS, day_of
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons
+from tests.support.daily import DayClock
 from tests.support.databases import count_rows, disown_actions, execute_sql
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import PUBLIC_URL, SECRET, free_port
@@ -27,12 +28,18 @@ OFFER = "/daily remind sends you a message when the next daily opens"
 LOCKED = (2, 4, 2, 4, 4, 2, 4, 2) * 2  # full, with no two equal neighbours: no move left
 
 
-def _midnights_on(bot: RunningBot, days: int = 1) -> None:
-    """The bot's reminders run on a clock `days` midnights on (a second past the last)."""
-    now = time.time()
-    _, midnight = day_of(now)
-    shift = midnight - now + 1 + (days - 1) * DAY_SECONDS
-    bot.process.runtime.reminders.clock = lambda: time.time() + shift
+@pytest.fixture
+def clock() -> DayClock:
+    return DayClock()
+
+
+@pytest.fixture
+async def bot(api, database, clock):
+    """The bot, its daily and its reminders on the test's clock."""
+    running = RunningBot(api, database, clock=clock)
+    await running.start()
+    yield running
+    await running.stop()
 
 
 async def _looks(bot: RunningBot, runs: int = 2) -> None:
@@ -72,7 +79,9 @@ def _reminders(api, chat_id: int) -> list[str]:
     ]
 
 
-async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(api, bot, database):
+async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(
+    api, bot, database, clock
+):
     anna, bob, cleo = User(api, 101, "Anna"), User(api, 202, "Bob"), User(api, 303, "Cleo")
     (on,) = await anna.send("/daily remind")
     assert "Reminder on" in on and "midnight (UTC)" in on and "/daily remind off" in on
@@ -83,11 +92,10 @@ async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(api, 
     await _looks(bot)
     assert _reminders(api, anna.id) == []  # none for the daily already open
 
-    _midnights_on(bot)
+    clock.next_day()
     sent = await api.wait_request("sendMessage", chat_id=anna.id, text=lambda t: OPEN in t)
-    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
     reminder = api.stored_message(anna.id, sent.result["message_id"])
-    month_day = datetime.fromisoformat(tomorrow).strftime("%b %-d")
+    month_day = datetime.fromtimestamp(clock(), UTC).strftime("%b %-d")  # the new day's
     assert f"The daily of {month_day} is open" in reminder.text
     assert "/daily remind off" in reminder.text
     assert button_data(reminder, "📅") == "daily:4" and "🔕 Stop" in buttons(reminder)
@@ -113,10 +121,10 @@ async def test_a_finished_daily_offers_the_reminder_until_it_is_on(api, bot, dat
     assert "You’ve played today’s daily" in again and OFFER not in again
 
 
-async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database):
+async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database, clock):
     anna = User(api, 101, "Anna")
     await anna.send("/daily remind")
-    _midnights_on(bot)
+    clock.next_day()
     sent = await api.wait_request("sendMessage", chat_id=anna.id, text=lambda t: OPEN in t)
     reminder = api.stored_message(anna.id, sent.result["message_id"])
     toast, _ = await anna.tap(reminder, "🔕", edit=False)
@@ -125,18 +133,18 @@ async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database)
     assert list(buttons(api.stored_message(anna.id, reminder.message_id))) == ["📅 Daily"]
     assert await count_rows(database, "players", "reminded_day IS NOT NULL") == 0
 
-    _midnights_on(bot, days=2)  # the next midnight: nothing
+    clock.next_day()  # the next midnight: nothing
     await _looks(bot)
     assert len(_reminders(api, anna.id)) == 1
 
 
-async def test_the_reminder_is_in_the_player_s_language(api, bot, database):
+async def test_the_reminder_is_in_the_player_s_language(api, bot, database, clock):
     daan, lena = User(api, 404, "Daan", language="nl"), User(api, 505, "Lena", language="de")
     (aan,) = await daan.send("/daily remind")
     assert "Herinnering aan" in aan
     (an,) = await lena.send("/daily remind")
     assert "Erinnerung an" in an
-    _midnights_on(bot)
+    clock.next_day()
     nl = await api.wait_request("sendMessage", chat_id=daan.id, text=lambda t: "dagpuzzel" in t)
     de = await api.wait_request("sendMessage", chat_id=lena.id, text=lambda t: "Tagesrätsel" in t)
     assert "staat klaar" in nl.params["text"] and "ist da" in de.params["text"]
@@ -154,14 +162,16 @@ async def test_in_a_group_the_reminder_is_asked_for_in_private(api, bot, databas
     assert await count_rows(database, "players", "reminded_day IS NOT NULL") == 0
 
 
-async def test_a_player_who_blocked_the_bot_gets_no_more_reminders(api, bot, database, caplog):
+async def test_a_player_who_blocked_the_bot_gets_no_more_reminders(
+    api, bot, database, caplog, clock
+):
     anna, cleo = User(api, 101, "Anna"), User(api, 303, "Cleo")
     await anna.send("/daily remind")
     await cleo.send("/daily remind")
     api.block_bot(cleo.id)
     mark = api.mark()
     with caplog.at_level(logging.INFO, logger="bot.chat.reminders"):
-        _midnights_on(bot)
+        clock.next_day()
         await api.wait_for(
             lambda r: r.error_code == 403 and r.params.get("chat_id") == cleo.id, after=mark
         )
@@ -175,7 +185,7 @@ async def test_a_player_who_blocked_the_bot_gets_no_more_reminders(api, bot, dat
     assert await count_rows(database, "players", "user_id = ? AND reminded_day IS NULL", cleo.id)
 
     api.block_bot(cleo.id, blocked=False)  # unblocked: still off until she asks again
-    _midnights_on(bot, days=2)
+    clock.next_day()
     await api.wait_request("sendMessage", after=mark, chat_id=anna.id, text=lambda t: OPEN in t)
     await _looks(bot)
     assert api.find_requests("sendMessage", after=mark, ok=None, chat_id=cleo.id) == tried

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -28,12 +29,19 @@ class RunningBot:
     """One bot process's worth of Application, restartable against the same database.
 
     Its Config is production's with TEST_CONFIG applied, then the test's `overrides` (any
-    Config field: `pace=None`, `webapp_url=...`).
+    Config field: `pace=None`, `webapp_url=...`); `clock` says which day it is for the daily.
     """
 
-    def __init__(self, api: FakeBotApi, database: Database, **overrides: Any) -> None:
+    def __init__(
+        self,
+        api: FakeBotApi,
+        database: Database,
+        clock: Callable[[], float] = time.time,
+        **overrides: Any,
+    ) -> None:
         self.api = api
         self.database = database
+        self.clock = clock  # which day it is for the daily
         postgres = isinstance(database, str)
         self.config = replace(
             Config(
@@ -49,7 +57,7 @@ class RunningBot:
     async def start(self) -> None:
         self._stack = contextlib.AsyncExitStack()
         self.process: BotProcess = await self._stack.enter_async_context(
-            running(self.config, poll_timeout=1)
+            running(self.config, poll_timeout=1, clock=self.clock)
         )
         self.application = self.process.application
         # The menus and descriptions are set in the background: tests see them set.

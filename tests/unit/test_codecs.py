@@ -22,11 +22,13 @@ from bot.codecs import (
     GAME_PATTERN,
     LANGUAGE_PATTERN,
     NEW_PATTERN,
+    DailyAsk,
     GameTap,
     ReplayAsk,
     game_tap,
     language,
     new_game,
+    parse_daily_args,
     parse_game_tap,
     parse_language,
     parse_new_game,
@@ -195,3 +197,22 @@ def test_replay_arguments_are_read_as_players_type_them(typed, asked):
 @pytest.mark.parametrize("typed", ["best 7", "best 5 6", "worst", "5", "best five", "best 5x6"])
 def test_other_replay_arguments_are_refused(typed):
     assert parse_replay_args(typed.split()) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("", DailyAsk()),
+        ("5", DailyAsk(size=5)),
+        ("top 6", DailyAsk(size=6, top=True)),
+        ("on", DailyAsk(switch=True)),
+        ("OFF", DailyAsk(switch=False)),
+    ],
+)
+def test_daily_arguments_are_read_as_players_type_them(typed, asked):
+    assert parse_daily_args(typed.split()) == asked
+
+
+@pytest.mark.parametrize("typed", ["on 5", "top on", "off off", "7", "onn"])
+def test_other_daily_arguments_are_refused(typed):
+    assert parse_daily_args(typed.split()) is None

@@ -1,11 +1,12 @@
 """The storage interface: every query written once for both backends, a module an aggregate.
 
 `Storage` is composed of one mixin an aggregate (players, games, records, group chats,
-challenges, the record of updates delivered, the outbox, the daily puzzle, a player's
-statistics), each written over base.py's primitives and nothing else; a backend (sqlite.py,
-postgres.py) supplies those and inherits every query. What other aggregates read of games (a
-game's columns and row, the leaderboard) games.py offers at module level; a group's move
-hands back its challenges, so GroupQueries builds on ChallengeQueries.
+challenges, the record of updates delivered, the outbox, the daily puzzle and its cards in
+groups, a player's statistics), each written over base.py's primitives and nothing else; a
+backend (sqlite.py, postgres.py) supplies those and inherits every query. What other
+aggregates read of games (a game's columns and row, the leaderboard) games.py offers at
+module level; a group's move hands back its challenges, so GroupQueries builds on
+ChallengeQueries.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from bot.storage.queries.challenges import ChallengeQueries
 from bot.storage.queries.daily import DailyQueries
 from bot.storage.queries.games import GameQueries
+from bot.storage.queries.group_daily import GroupDailyQueries
 from bot.storage.queries.groups import GroupQueries
 from bot.storage.queries.outbox import OutboxQueries
 from bot.storage.queries.players import PlayerQueries
@@ -31,6 +33,7 @@ class Storage(
     RedeliveryQueries,
     OutboxQueries,
     DailyQueries,
+    GroupDailyQueries,
     StatsQueries,
     ReminderQueries,
 ):

@@ -24,7 +24,7 @@ class GroupQueries(ChallengeQueries):
         )
 
     async def move_chat(self, old: int, new: int) -> list[Challenge]:
-        """Give group `new` everything of group `old`: games, challenges and language.
+        """Give group `new` everything of group `old`: games, challenges, language and daily.
 
         Telegram upgrades a basic group to a supergroup under a new id. The messages stay in
         the old chat, so boards and cards forget their message (the next one is posted in the
@@ -49,8 +49,12 @@ class GroupQueries(ChallengeQueries):
             "UPDATE challenges SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
         )
         await self._execute(
-            "INSERT INTO chats (chat_id, language) SELECT ?, language FROM chats "
-            "WHERE chat_id = ? ON CONFLICT (chat_id) DO NOTHING",
+            "UPDATE group_dailies SET chat_id = ?, message_id = NULL WHERE chat_id = ?", (new, old)
+        )
+        await self._execute(
+            "INSERT INTO chats (chat_id, language, daily_on, daily_language) "
+            "SELECT ?, language, daily_on, daily_language FROM chats WHERE chat_id = ? "
+            "ON CONFLICT (chat_id) DO NOTHING",
             (new, old),
         )
         await self._execute("DELETE FROM chats WHERE chat_id = ?", (old,))

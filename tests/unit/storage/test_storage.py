@@ -347,6 +347,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "dailies",
         "deliveries",
         "games",
+        "group_dailies",
         "job_claims",
         "outbox",
         "players",
