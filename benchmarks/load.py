@@ -176,10 +176,16 @@ async def _wait_serving(port: int, process: asyncio.subprocess.Process) -> None:
 
 @contextlib.asynccontextmanager
 async def serving(
-    api: FakeBotApi, kind: str, folder: Path, database_url: str | None = None
+    api: FakeBotApi,
+    kind: str,
+    folder: Path,
+    database_url: str | None = None,
+    root: Path = ROOT,
+    **settings: str,
 ) -> AsyncIterator[list[asyncio.subprocess.Process]]:
     """The processes of one deployment (`kind`: a --backends name, or "bot") talking to `api`,
-    from the moment they take updates until they are stopped."""
+    from the moment they take updates until they are stopped: `root`'s bot, with `settings`
+    added to its environment."""
     setup = SETUPS["sqlite" if kind == "bot" else kind]
     async with contextlib.AsyncExitStack() as stack:
         env = dict(
@@ -191,6 +197,7 @@ async def serving(
         )
         for name in ("DATABASE_URL", "WEBHOOK_URL", "WEBHOOK_SECRET", "PORT", "LISTEN"):
             env.pop(name, None)
+        env.update(settings)
         if setup.postgres:
             if not database_url:
                 raise SystemExit(f"{kind}: needs --database-url (or DATABASE_URL)")
@@ -212,7 +219,7 @@ async def serving(
                         sys.executable,
                         *command,
                         *(["--webhook"] if setup.webhook else []),
-                        cwd=ROOT,
+                        cwd=root,
                         env=env,
                     )
                 )

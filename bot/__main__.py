@@ -163,7 +163,11 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"bot2048: {error}", file=sys.stderr)
         return 1
     except NetworkError as error:  # Telegram went away again during the start itself
-        print(f"bot2048: lost Telegram while starting ({error}); start again", file=sys.stderr)
+        print(
+            f"bot2048: lost the connection to Telegram while starting ({error}): start the bot "
+            "again",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

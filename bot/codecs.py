@@ -38,6 +38,10 @@ CURRENT_PATTERN = r"^cur\Z"
 CURRENT_BOARD = "cur"
 DAILY_PATTERN = rf"^daily:({'|'.join(map(str, engine.SIZES))})\Z"
 REMIND_OFF_PATTERN = r"^remind:off\Z"
+# A finished game's 🔎: its id and how many actions it had, so a button from before an undo
+# (the game has changed since) is told apart from one for the game as it stands. At most
+# 3 + 15 + 1 + 7 = 26 bytes, well under Telegram's 64.
+REVIEW_PATTERN = r"^rv:[1-9]\d{0,14}:(0|[1-9]\d{0,6})\Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,23 @@ def parse_daily_button(data: str | None) -> int:
 def remind_off_button() -> str:
     """The button under a daily's reminder that switches the reminders off."""
     return "remind:off"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTap:
+    game_id: int
+    actions: int
+
+
+def review_button(game_id: int, actions: int) -> str:
+    return f"rv:{game_id}:{actions}"
+
+
+def parse_review_button(data: str | None) -> ReviewTap:
+    if data is None or not re.fullmatch(REVIEW_PATTERN, data):
+        raise ValueError(f"not a review button: {data!r}")
+    _, game_id, actions = data.split(":")
+    return ReviewTap(int(game_id), int(actions))
 
 
 def language(code: str) -> str:

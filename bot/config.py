@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,14 +47,16 @@ TELEGRAM_PACE = Pace()
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One environment variable: its default as an operator would write it ("" for unset),
-    what it does, in a line, and a value an operator might give it. `bot2048 --help` and
-    docs/operating.md list them, by the part of the bot they set (`group`)."""
+    what it does, in a line, and a value an operator might give it; a `required` one has no
+    default and the bot does not start without it. `bot2048 --help` and docs/operating.md
+    list them, by the part of the bot they set (`group`)."""
 
     group: str
     name: str
     default: str
     meaning: str
     example: str
+    required: bool = False
 
 
 TELEGRAM, STORAGE, WEB, LOGGING = "Telegram", "storage", "web server and Mini App", "logging"
@@ -64,8 +67,9 @@ SETTINGS = (
         TELEGRAM,
         "TELEGRAM_BOT_TOKEN",
         "",
-        "the bot's token from @BotFather (required)",
+        "the bot's token from @BotFather",
         "123456789:AAH-your-token-from-BotFather",
+        required=True,
     ),
     Setting(
         TELEGRAM,
@@ -85,43 +89,46 @@ SETTINGS = (
         TELEGRAM,
         "WEBHOOK_URL",
         "",
-        "public https:// URL for updates: webhook mode instead of polling",
+        "the public https:// URL Telegram posts updates to; setting it switches from polling"
+        " to webhook mode",
         "https://2048.example.com/telegram",
     ),
     Setting(
         TELEGRAM,
         "WEBHOOK_SECRET",
         "",
-        "webhook mode: the secret Telegram sends (1-256 of A-Za-z0-9_-)",
+        "required in webhook mode: the secret Telegram sends with every update (1-256"
+        " characters of A-Z, a-z, 0-9, _ and -)",
         "$(openssl rand -hex 32)",
     ),
     Setting(
         TELEGRAM,
         "WEBHOOK_MAX_CONNECTIONS",
         "40",
-        "webhook mode: updates Telegram sends at once (1-100)",
+        "how many updates Telegram may send at once in webhook mode (1-100)",
         "100",
     ),
     Setting(
         STORAGE,
         "BOT_DATABASE",
         "bot2048.sqlite3",
-        "the SQLite file, when DATABASE_URL is unset (the playground: playground.sqlite3)",
+        "the SQLite file, used when DATABASE_URL is unset (the playground's default is"
+        " playground.sqlite3)",
         "/var/lib/bot2048/bot2048.sqlite3",
     ),
     Setting(
         STORAGE,
         "DATABASE_URL",
         "",
-        "postgresql://user:password@host:5432/db: PostgreSQL instead",
+        "store everything in PostgreSQL instead of the SQLite file",
         "postgresql://bot2048:secret@db.internal:5432/bot2048",
     ),
     Setting(
         WEB,
         "PORT",
         "",
-        "the web server's port (webhook, /healthz, /metrics, Mini App); webhook mode: 8443 if"
-        " unset; polling: no web server unless set",
+        "the web server's port (webhook, /healthz, /metrics, Mini App). When it is unset,"
+        " webhook mode listens on 8443 and polling runs no web server",
         "8443",
     ),
     Setting(WEB, "LISTEN", "0.0.0.0", "the address the web server listens on", "127.0.0.1"),
@@ -129,7 +136,8 @@ SETTINGS = (
         WEB,
         "WEBAPP_URL",
         "",
-        "the Mini App's public https:// address (served by the web server): a Swipe button",
+        "the Mini App's public https:// address; boards get a Swipe button that opens it"
+        " (needs PORT when polling)",
         "https://2048.example.com",
     ),
     Setting(
@@ -143,12 +151,18 @@ SETTINGS = (
         WEB,
         "METRICS",
         "",
-        "Prometheus /metrics: on (on the web server), local (there, to this machine only), off,"
-        " or host:port to serve it there alone; unset: local with WEBHOOK_URL or WEBAPP_URL,"
-        " else on",
+        "Prometheus /metrics: on (on the web server), local (there, to this machine only),"
+        " off, or a host:port to serve it on alone. When it is unset: local if WEBHOOK_URL or"
+        " WEBAPP_URL is set, else on",
         "127.0.0.1:9108",
     ),
-    Setting(LOGGING, "LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL", "WARNING"),
+    Setting(
+        LOGGING,
+        "LOG_LEVEL",
+        "INFO",
+        "how much the bot logs: DEBUG, INFO, WARNING, ERROR or CRITICAL",
+        "WARNING",
+    ),
 )
 DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
 
@@ -156,6 +170,10 @@ DEFAULTS = {setting.name: setting.default for setting in SETTINGS}
 def setting(env: Mapping[str, str], name: str) -> str:
     """The setting's value in `env`, or its default when unset or blank."""
     return env.get(name, "").strip() or DEFAULTS[name]
+
+
+# `bot2048 --help` fits an 80-column terminal: longer meanings wrap under their setting.
+HELP_WIDTH = 80
 
 
 def settings_help() -> str:
@@ -167,8 +185,19 @@ def settings_help() -> str:
         if s.group != group:
             group = s.group
             lines.append(f"\n{group} settings:")
-        lines.append(f"  {s.name}  default: {s.default or 'unset'}")
-        lines.append(f"      {s.meaning}")
+        default = "required" if s.required else f"default: {s.default or 'unset'}"
+        lines.append(f"  {s.name}  {default}")
+        indent = " " * 6
+        lines.extend(
+            textwrap.wrap(
+                s.meaning,
+                HELP_WIDTH,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_long_words=False,  # an address or a range stays whole: 1-256, https://
+                break_on_hyphens=False,
+            )
+        )
         lines.append(f"      example: {s.name}={s.example}")
     return "\n".join(lines)
 
@@ -296,7 +325,10 @@ class Config:
 def load_log_level(env: Mapping[str, str]) -> str:
     log_level = setting(env, "LOG_LEVEL").upper()
     if log_level not in LOG_LEVELS:
-        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
+        raise ConfigError(
+            f"LOG_LEVEL is not {', '.join(LOG_LEVELS[:-1])} or {LOG_LEVELS[-1]}: set one of them, "
+            f"or unset it for {DEFAULTS['LOG_LEVEL']}."
+        )
     return log_level
 
 
@@ -306,8 +338,9 @@ def load_database_url(env: Mapping[str, str]) -> str | None:
         return None
     if not url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
-            "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db); "
-            "unset it to use the SQLite file in BOT_DATABASE."
+            "DATABASE_URL is not a PostgreSQL URL: write it as "
+            "postgresql://user:password@host:5432/db, or unset it to use the SQLite file in "
+            "BOT_DATABASE."
         )
     hosts = urllib.parse.urlsplit(url).netloc.rpartition("@")[2]
     for host in hosts.split(","):  # libpq's list of hosts to try: host1:5432,host2:5433
@@ -315,7 +348,8 @@ def load_database_url(env: Mapping[str, str]) -> str | None:
         _, colon, number = port.rpartition(":")
         if colon and not (number.isdigit() and 1 <= int(number) <= 65535):
             raise ConfigError(
-                f"DATABASE_URL has a port that is not a number from 1 to 65535: {number!r}."
+                f"DATABASE_URL has a port that is not a number from 1 to 65535 ({number!r}): "
+                "fix the port after the host."
             )
     return url
 
@@ -327,7 +361,10 @@ def load_retry_max(env: Mapping[str, str]) -> float:
     except ValueError:
         seconds = 0.0
     if not 1 <= seconds <= 3600:
-        raise ConfigError("TELEGRAM_RETRY_MAX_SECONDS must be a number of seconds from 1 to 3600.")
+        raise ConfigError(
+            "TELEGRAM_RETRY_MAX_SECONDS is not a number of seconds from 1 to 3600: set one, or "
+            f"unset it for {DEFAULTS['TELEGRAM_RETRY_MAX_SECONDS']}."
+        )
     return seconds
 
 
@@ -337,7 +374,7 @@ def load_port(env: Mapping[str, str]) -> int | None:
     if not raw_port:
         return None
     if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
-        raise ConfigError("PORT must be a TCP port number between 1 and 65535.")
+        raise ConfigError("PORT is not a port number from 1 to 65535: set one, or unset it.")
     return int(raw_port)
 
 
@@ -353,8 +390,8 @@ def load_metrics(
     host, colon, port = raw.rpartition(":")
     if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
         raise ConfigError(
-            "METRICS must be on, local, off, or the host:port to serve /metrics on alone "
-            "(such as 127.0.0.1:9108)."
+            "METRICS is not on, local, off or a host:port: set one of them, such as "
+            "METRICS=127.0.0.1:9108, or unset it."
         )
     return True, False, (host.strip("[]"), int(port))
 
@@ -369,25 +406,34 @@ def load_webhook(env: Mapping[str, str], *, required: bool) -> Webhook | None:
     if not url:
         if required:
             raise ConfigError(
-                "WEBHOOK_URL is not set: webhook mode needs the public https:// URL "
-                "Telegram should post updates to."
+                "WEBHOOK_URL is not set: webhook mode needs the public https:// URL Telegram "
+                "posts updates to; set it, or leave out --webhook to poll."
             )
         return None
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
-        raise ConfigError("WEBHOOK_URL must be a public https:// URL (Telegram requires HTTPS).")
+        raise ConfigError(
+            "WEBHOOK_URL is not a public https:// URL: Telegram posts updates over HTTPS only; "
+            "set one, such as https://2048.example.com/telegram."
+        )
     secret = setting(env, "WEBHOOK_SECRET")
     if not secret:
         raise ConfigError(
-            "WEBHOOK_SECRET is not set: webhook mode needs a secret of 1-256 characters "
-            "A-Z, a-z, 0-9, _ and -."
+            "WEBHOOK_SECRET is not set: webhook mode needs one; set it to 1-256 characters of "
+            "A-Z, a-z, 0-9, _ and -, such as the output of openssl rand -hex 32."
         )
     if not SECRET_PATTERN.fullmatch(secret):
-        raise ConfigError("WEBHOOK_SECRET must be 1-256 characters A-Z, a-z, 0-9, _ and -.")
+        raise ConfigError(
+            "WEBHOOK_SECRET is not 1-256 characters of A-Z, a-z, 0-9, _ and -, the only ones "
+            "Telegram takes: set one, such as the output of openssl rand -hex 32."
+        )
     port = load_port(env) or DEFAULT_WEBHOOK_PORT
     connections = setting(env, "WEBHOOK_MAX_CONNECTIONS")
     if not connections.isdigit() or not 1 <= int(connections) <= 100:
-        raise ConfigError("WEBHOOK_MAX_CONNECTIONS must be a number from 1 to 100.")
+        raise ConfigError(
+            "WEBHOOK_MAX_CONNECTIONS is not a number from 1 to 100: set one, or unset it for "
+            f"{DEFAULTS['WEBHOOK_MAX_CONNECTIONS']}."
+        )
     return Webhook(
         url=url,
         secret=secret,
@@ -404,12 +450,16 @@ def load_webapp(env: Mapping[str, str]) -> tuple[str | None, float]:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
             raise ConfigError(
-                "WEBAPP_URL must be a public https:// address without ?query or #fragment "
-                "(Telegram opens Mini Apps over HTTPS only)."
+                "WEBAPP_URL is not a public https:// address without ?query or #fragment: "
+                "Telegram opens Mini Apps over HTTPS only; set one, such as "
+                "https://2048.example.com."
             )
     raw = setting(env, "WEBAPP_MAX_AGE")
     if not raw.isdigit() or not 60 <= int(raw) <= 7 * 24 * 3600:
-        raise ConfigError("WEBAPP_MAX_AGE must be a number of seconds from 60 to 604800.")
+        raise ConfigError(
+            "WEBAPP_MAX_AGE is not a number of seconds from 60 to 604800: set one, or unset it "
+            f"for {DEFAULTS['WEBAPP_MAX_AGE']}."
+        )
     return url, float(raw)
 
 
@@ -417,22 +467,30 @@ def load_config(env: Mapping[str, str], *, webhook: bool = False) -> Config:
     """The bot's configuration; `webhook` (the --webhook flag) makes WEBHOOK_URL required."""
     token = setting(env, "TELEGRAM_BOT_TOKEN")
     if not token:
-        raise ConfigError("TELEGRAM_BOT_TOKEN is not set: get a token from @BotFather.")
+        raise ConfigError(
+            "TELEGRAM_BOT_TOKEN is not set: get a token from @BotFather and set it (or try "
+            "bot2048 --playground, which needs none)."
+        )
     if not TOKEN_PATTERN.fullmatch(token):
         raise ConfigError(
-            "TELEGRAM_BOT_TOKEN does not look like a bot token (expected 123456789:AbC...)."
+            "TELEGRAM_BOT_TOKEN does not look like a bot token (123456789:AbC...): copy it "
+            "again, whole, from @BotFather."
         )
     base_url = env.get("TELEGRAM_BASE_URL", "").strip() or None  # None: Telegram's own
     if base_url is not None and not re.match(r"https?://", base_url):
-        raise ConfigError("TELEGRAM_BASE_URL must start with http:// or https://.")
+        raise ConfigError(
+            "TELEGRAM_BASE_URL does not start with http:// or https://: set your Bot API "
+            "server's address, such as http://127.0.0.1:8081/bot, or unset it for Telegram's."
+        )
     log_level = load_log_level(env)
     database = Path(setting(env, "BOT_DATABASE"))
     webapp_url, webapp_max_age = load_webapp(env)
     hook = load_webhook(env, required=webhook)
     if webapp_url is not None and hook is None and not setting(env, "PORT"):
         raise ConfigError(
-            "WEBAPP_URL is set but PORT is not: the Mini App is served by the bot's web "
-            "server, which runs when polling only if PORT says where."
+            "WEBAPP_URL is set but PORT is not: when polling, the bot's web server (which "
+            "serves the Mini App) runs only if PORT is set; set PORT, such as PORT=8443, or "
+            "unset WEBAPP_URL."
         )
     metrics, metrics_local, metrics_address = load_metrics(
         env, public=hook is not None or webapp_url is not None

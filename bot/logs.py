@@ -9,6 +9,7 @@ arguments and traceback text, whichever library logged it.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 
@@ -101,3 +102,12 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
     for handler in logging.getLogger().handlers:
         handler.addFilter(secret_filter)
         handler.addFilter(repeat_filter)
+
+
+def system_reason(error: OSError) -> str:
+    """The system's words for `error` as they read in the middle of a line ("address already
+    in use", "connection refused"), without the address and tuple that asyncio wraps them in;
+    a resolver's error (a negative errno) keeps its own words."""
+    reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror
+    reason = reason or str(error)
+    return reason[:1].lower() + reason[1:]

@@ -51,7 +51,7 @@ GAMES_STARTED = Counter("bot2048_games_started", "Games started (new, challenge 
 MOVES_APPLIED = Counter("bot2048_moves_applied", "Taps that changed a game, committed.")
 RENDER = Histogram(
     "bot2048_render_seconds",
-    "Time to draw a picture, by kind (card, replay).",
+    "Time to draw a picture, by kind (card, replay, review).",
     ["kind"],
     buckets=_RENDER,
 )

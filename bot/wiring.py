@@ -1,10 +1,11 @@
 """The composition root: what a bot process runs on, built once its storage is open.
 
 Every choice that depends on how the bot is deployed is made here, once. One process on a
-SQLite file keeps copies of what it saved and paces its chats alone. Several processes on one
-PostgreSQL database read every time, keep each chat's pace in the database, claim a player's
-picture across processes and look at a board again after editing it. Everything else is
-handed the `Runtime` this builds and never asks which mode it runs in.
+SQLite file keeps copies of what it saved, and paces its chats and throttles its players' taps
+alone. Several processes on one PostgreSQL database read every time, keep each chat's pace
+and each player's taps in the database, claim a player's picture across processes and look
+at a board again after editing it. Everything else is handed the `Runtime` this builds and
+never asks which mode it runs in.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
 from telegram.ext import Application
 
 from bot.config import MINIAPP_PATH, Config
+from bot.models import Player
 from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
 from bot.services.daily import DailyService
@@ -27,9 +29,10 @@ from bot.services.group_daily import GroupDailyService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
-from bot.services.players import PlayerService
+from bot.services.players import PlayerService, TapBudget
 from bot.services.redelivery import UpdateLog
 from bot.services.reminders import ReminderService
+from bot.services.reviews import ReviewService
 from bot.services.sharing import SharingService
 from bot.services.stats import StatsService
 from bot.services.verification import VerificationService
@@ -73,6 +76,9 @@ class SharedStorage(SharedBudgets, Protocol):
     async def forget_paces(self, idle: float) -> None:
         """Drop the paces of chats that sent nothing for `idle` seconds."""
 
+    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
+        """Spend one of the player's taps, counted for every process, and read the player."""
+
 
 @dataclass
 class Runtime:
@@ -88,12 +94,16 @@ class Runtime:
     reminders: ReminderService  # the daily's reminders, owed through the outbox
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
+    reviews: ReviewService  # finished games measured against the solver, in the picture pool
     sharing: SharingService
     update_log: UpdateLog  # updates handled, so a redelivery applies once
     outbox: Outbox  # announcements owed, until they are sent
     # Everything sent into a chat goes through it, at the chat's pace.
     pacer: Pacer
-    throttle: Throttle  # taps per user, in the chat and the Mini App alike
+    # Taps per user, in the chat and the Mini App alike: this process's, asked first, so a
+    # flood through it costs no statement; on a shared database the budget that binds is
+    # the one every process spends (`PlayerService.spend_tap`).
+    throttle: Throttle
     hint_throttle: Throttle  # hints per user
     inline_throttle: Throttle  # inline queries per user
     message_throttle: Throttle  # messages per user
@@ -148,7 +158,13 @@ def build_runtime(
     daily = DailyService(storage, locks, clock=clock)
     return Runtime(
         storage=storage,
-        players=PlayerService(storage, locks, copies=copies),
+        # One budget of taps per player for all processes, spent by the read a tap makes.
+        players=PlayerService(
+            storage,
+            locks,
+            copies=copies,
+            taps=None if shared is None else TapBudget(shared, TAPS_PER_SECOND, TAP_BURST),
+        ),
         games=games,
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=daily,
@@ -157,6 +173,7 @@ def build_runtime(
         reminders=ReminderService(storage, locks, outbox, clock),
         verification=VerificationService(storage),
         workers=workers,
+        reviews=ReviewService(storage, workers),
         sharing=SharingService(storage, locks, games, outbox=outbox),
         update_log=UpdateLog(storage),
         outbox=outbox,

@@ -46,6 +46,11 @@ async def board_message(
         rival = (await storage.player(target[0]), target[1].score)
     daily = None if stored.daily_id is None else await storage.daily(stored.daily_id)
     day_over = daily is not None and runtime.daily.over(daily)
+    # 🔎 in the player's own chat, once nobody else can still meet the game's positions.
+    secret = (challenge is not None and not challenge.finished) or (
+        daily is not None and not day_over
+    )
+    reviewable = stored.chat_id == stored.owner_id and stored.actions is not None and not secret
     text = render.board_text(
         t,
         stored.game,
@@ -68,6 +73,7 @@ async def board_message(
         ended=(challenge is not None and challenge.finished) or day_over,
         webapp=runtime.miniapp_page if stored.chat_id == stored.owner_id else None,
         offer_daily=daily is None,
+        review=len(stored.actions or "") if reviewable else None,
     )
     return text, keyboard
 

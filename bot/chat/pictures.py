@@ -39,7 +39,7 @@ def refusal(t: Translator, error: Busy | Crowded) -> str:
     return captions.busy(t) if isinstance(error, Busy) else captions.crowded(t)
 
 
-async def _send_picture(
+async def send_picture(
     runtime: Runtime,
     chat_id: int,
     key: str,
@@ -88,9 +88,7 @@ async def send_card(
     async def send(photo: Media) -> Message:
         return await bot.send_photo(chat_id, photo, caption=caption, **options)
 
-    return await _send_picture(
-        runtime, chat_id, images.card_key(t, figures), render, send, photo_id
-    )
+    return await send_picture(runtime, chat_id, images.card_key(t, figures), render, send, photo_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +117,7 @@ class ChartPost:
             return await message.reply_photo(photo)
 
         try:
-            await _send_picture(
+            await send_picture(
                 self.runtime, message.chat_id, charts.chart_key(t, figures), render, send, photo_id
             )
         except (Busy, Crowded) as error:
@@ -254,7 +252,7 @@ async def send_replay(
 
         key = images.replay_key(t, stored.game.seed, actions, figures)
         try:
-            await _send_picture(runtime, chat_id, key, render, send, _animation_id)
+            await send_picture(runtime, chat_id, key, render, send, _animation_id)
         except Busy as error:  # another process is drawing this player's picture
             await bot.send_message(chat_id, refusal(t, error))
 

@@ -31,6 +31,7 @@ from bot.handlers import (
     groups,
     records,
     reminders,
+    reviews,
     sharing,
     stats,
     throttling,
@@ -93,6 +94,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("share", sharing.share, plays=True),
     Command("replay", sharing.replay, plays=True),
     Command("record", records.record, plays=True),
+    Command("review", reviews.review, plays=True),
     Command("view", commands.view, plays=True),
     Command("language", commands.language),
     Command("help", commands.help_command),
@@ -129,6 +131,7 @@ def register(application: Application) -> None:
     )
     application.add_handler(CallbackQueryHandler(buttons.on_current_button, codecs.CURRENT_PATTERN))
     application.add_handler(CallbackQueryHandler(daily.on_daily_button, codecs.DAILY_PATTERN))
+    application.add_handler(CallbackQueryHandler(reviews.on_review_button, codecs.REVIEW_PATTERN))
     application.add_handler(
         CallbackQueryHandler(reminders.on_remind_off_button, codecs.REMIND_OFF_PATTERN)
     )

@@ -20,9 +20,13 @@ async def track(update: Update, context: BotContext) -> None:
     message = update.effective_message
     # Every anonymous admin of every group is the same "Group" user: never a player's name.
     as_group = message is not None and message.sender_chat is not None
-    if not as_group:
-        await players.remember_name(chat.id, user.id, display_name(user), user.language_code)
-    player = await players.player(user.id)
+    renamed = not as_group and await players.remember_name(
+        chat.id, user.id, display_name(user), user.language_code
+    )
+    # A tap's player was read as its tap was spent: read again only if renamed since.
+    player = context.tapper
+    if player is None or renamed:
+        player = await players.player(user.id)
     for_sender = translator(player_language(player, user.language_code))
     in_group = chat.type in GROUP_TYPES
     group_language = await players.chat_language(chat.id) if in_group else None

@@ -16,7 +16,7 @@ from bot.chat.posts import (
     post_in_turn,
     update_key,
 )
-from bot.handlers.context import Audience, BotContext
+from bot.handlers.context import Audience, BotContext, offered
 from bot.models import StoredGame
 from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
 from bot.presentation import render, toasts
@@ -27,15 +27,6 @@ from bot.presentation.names import player_name
 def _query(update: Update) -> CallbackQuery:
     assert update.callback_query is not None
     return update.callback_query
-
-
-def offered(query: CallbackQuery) -> bool:
-    """Whether the tapped message really has a button with this data (forged data has not)."""
-    message = query.message
-    markup = message.reply_markup if isinstance(message, Message) else None
-    return markup is not None and any(
-        button.callback_data == query.data for row in markup.inline_keyboard for button in row
-    )
 
 
 async def on_game_button(update: Update, context: BotContext) -> None:

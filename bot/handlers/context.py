@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from telegram import User
+from telegram import CallbackQuery, Message, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
@@ -22,6 +22,15 @@ NAME_LIMIT = 64
 
 def display_name(user: User) -> str:
     return user.full_name[:NAME_LIMIT]
+
+
+def offered(query: CallbackQuery) -> bool:
+    """Whether the tapped message really has a button with this data (forged data has not)."""
+    message = query.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    return markup is not None and any(
+        button.callback_data == query.data for row in markup.inline_keyboard for button in row
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,9 @@ class BotContext(
     ) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
         self._audience: Audience | None = None
+        # The tapping player as read when their tap was spent (handlers/throttling.py), so
+        # that bookkeeping reads them no second time.
+        self.tapper: Player | None = None
 
     @property
     def runtime(self) -> Runtime:

@@ -6,8 +6,10 @@ Inline queries (one per keystroke) have a throttle per user too. Taps of every k
 their own, more generous throttle per user: most cost no message in the chat, and those that
 post one (a size menu, a board) post at most one of each per player at a time
 (bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
-write. A sender so far ahead that their updates no longer wait in their chat's order
-(bot/transport/updates.py) is refused at once by `OverflowRefusal`.
+write. A player's taps are one budget for all the bot's processes: with a shared database
+it is kept in the player's row, and spent by the read their tap makes anyway. A sender so
+far ahead that their updates no longer wait in their chat's order (bot/transport/updates.py)
+is refused at once by `OverflowRefusal`.
 """
 
 from __future__ import annotations
@@ -51,10 +53,15 @@ def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
 
 
 async def _drop_excess_taps(update: Update, context: BotContext) -> None:
+    """This process's bucket first, so a flood through it costs no statement; then the
+    budget every process shares, whose spending reads the player the tap needs anyway."""
     query = update.callback_query
     assert query is not None
-    if context.runtime.throttle.allow(query.from_user.id):
-        return
+    runtime = context.runtime
+    if runtime.throttle.allow(query.from_user.id):
+        context.tapper = await runtime.players.spend_tap(query.from_user.id)
+        if context.tapper is not None:
+            return
     t = await context.sender_translator(query.from_user)
     await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
     raise ApplicationHandlerStop

@@ -16,6 +16,7 @@ from telegram.ext import Application
 from bot.config import Config
 from bot.emulator import DEFAULT_TOKEN, FakeBotApi
 from bot.lifecycle import opened, serving
+from bot.logs import system_reason
 from bot.playground.ids import lasting_ids
 from bot.playground.people import populate
 from bot.playground.web import PlaygroundWeb
@@ -48,9 +49,9 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as error:
         sock.close()
-        reason = error.strerror or str(error)
         raise PlaygroundError(
-            f"cannot listen on {host}:{port} ({reason}); pick another one with --port"
+            f"cannot listen on {host}:{port}: {system_reason(error)}; pick another port with "
+            "--port (--port 0 picks a free one)"
         ) from None
     return sock
 

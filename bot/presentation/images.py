@@ -22,10 +22,11 @@ import av
 from PIL import Image, ImageDraw, ImageFont
 
 import engine
-from bot.presentation import scripts
+from bot.presentation import reviews, scripts
 from bot.presentation.i18n import Translator
 from bot.presentation.render import size_name, tile_label
 from engine.board import Board
+from engine.solver import MoveCost
 
 FONT_FILE = Path(__file__).parent / "fonts" / "ClearSans-Bold.ttf"
 
@@ -412,6 +413,68 @@ def _step_figures(game: engine.Game, final: CardFigures) -> CardFigures:
     )
 
 
+# A review's picture: the card's look, with one panel per costly move (its position drawn
+# small beside what was played, what was better and what it cost), at most three.
+REVIEW_HEADER = 130
+REVIEW_PANEL = 230
+REVIEW_BOARD = 210
+REVIEW_FOOTER = 70
+COST_COLOUR = TILE_COLOURS[64]
+
+
+def _small_board(image: Image.Image, left: int, top: int, size: int, board: Board) -> None:
+    """A position drawn REVIEW_BOARD pixels wide, with the card's tiles."""
+    gap = max(4, round(REVIEW_BOARD * 0.07 / (size + 1)))
+    cell = (REVIEW_BOARD - gap * (size + 1)) // size
+    edge = gap * (size + 1) + cell * size
+    smooth_rounded_box(image, (left, top, left + edge - 1, top + edge - 1), 6, BOARD_COLOUR)
+    for index, value in enumerate(board):
+        row, column = divmod(index, size)
+        x = left + gap + column * (cell + gap)
+        y = top + gap + row * (cell + gap)
+        image.paste(_tile(value, cell), (x, y))
+
+
+def _review_panel(image: Image.Image, t: Translator, top: int, size: int, cost: MoveCost) -> None:
+    _small_board(image, MARGIN, top, size, cost.board)
+    draw = ImageDraw.Draw(image)
+    left = MARGIN + REVIEW_BOARD + 24
+    width = WIDTH - MARGIN - left
+    lines = (
+        (reviews.move_title(t, cost.number), 34, top + 6),
+        (reviews.your_move(t, cost.played), 24, top + 58),
+        (reviews.better_move(t, cost.best), 24, top + 96),
+    )
+    for text, points, y in lines:
+        draw.text((left, y), text, font=_fitting_font(text, points, width), fill=DARK_TEXT)
+    label = reviews.cost(t, cost.loss)
+    smooth_rounded_box(image, (left, top + 140, WIDTH - MARGIN, top + 196), 6, COST_COLOUR)
+    draw.text(
+        (left + 14, top + 168),
+        label,
+        font=_fitting_font(label, 26, width - 28),
+        fill=LIGHT_TEXT,
+        anchor="lm",
+    )
+
+
+def review_png(t: Translator, size: int, name: str, costs: tuple[MoveCost, ...]) -> bytes:
+    """The costliest moves of a review as one PNG in the card's style, costliest first."""
+    height = REVIEW_HEADER + REVIEW_PANEL * len(costs) + REVIEW_FOOTER
+    image = Image.new("RGB", (WIDTH, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, 14), "2048", font=font(64), fill=DARK_TEXT)
+    heading = f"{reviews.title(t)} · {size_name(t, size)}"
+    draw.text((MARGIN + 2, 92), heading, font=_fitting_font(heading, 24, BOARD), fill=DARK_TEXT)
+    for place, cost in enumerate(costs):
+        _review_panel(image, t, REVIEW_HEADER + place * REVIEW_PANEL, size, cost)
+    footer = REVIEW_HEADER + REVIEW_PANEL * len(costs) + 10
+    scripts.draw_text(image, (MARGIN + 2, footer), FONT_FILE, fitting_name(name), 30, DARK_TEXT)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG", compress_level=6)
+    return buffer.getvalue()
+
+
 # Bump when a picture would come out differently for the same figures: the file ids of
 # pictures already sent are looked up by these keys, and must not show the old drawing.
 DRAWING_VERSION = 2
@@ -424,6 +487,10 @@ def card_key(t: Translator, figures: CardFigures) -> str:
 
 def replay_key(t: Translator, seed: int, actions: str, final: CardFigures) -> str:
     return picture_key("replay", t.language, seed, actions, final)
+
+
+def review_key(t: Translator, size: int, name: str, costs: tuple[MoveCost, ...]) -> str:
+    return picture_key("review", t.language, size, name, costs)
 
 
 def picture_key(*parts: object) -> str:

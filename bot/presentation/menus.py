@@ -52,6 +52,7 @@ MENU: tuple[MenuLine, ...] = (
     MenuLine("share", lambda t: t._("A picture of your game to show off")),
     MenuLine("replay", lambda t: t._("Watch your game again (/replay best)")),
     MenuLine("record", lambda t: t._("Your last game's record, for anyone to check")),
+    MenuLine("review", lambda t: t._("Your last finished game's costliest moves")),
     MenuLine("view", lambda t: t._("Switch between emoji and numbers")),
     MenuLine("language", lambda t: t._("Choose your language")),
     MenuLine("help", lambda t: t._("List the commands")),

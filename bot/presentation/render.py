@@ -236,13 +236,16 @@ def board_keyboard(
     ended: bool = False,
     webapp: str | None = None,
     offer_daily: bool = False,
+    review: int | None = None,
 ) -> InlineKeyboardMarkup:
     """A d-pad while playing; keep going / new game after a win; undo / new game at the end.
 
     Won and finished boards get a 📤 in a row of its own when the bot's inline mode is on
     (`share`): it opens Telegram's chat picker to show the game off anywhere. A challenge
     entry whose challenge has `ended` takes no move any more: it offers a new game only.
-    A finished game can offer today's daily beside the new game (`offer_daily`).
+    A finished game can offer today's daily beside the new game (`offer_daily`), and its
+    review in a row of its own (`review`: the game's number of actions, which the button
+    keeps, so a tap after an undo is told the game has changed).
 
     The arrow a hint suggested carries a 💡 until the next move; challenges have no hint button.
     The undo button carries no count: the caption above says how many are left, and "Zug
@@ -252,6 +255,9 @@ def board_keyboard(
     new = _button("🆕 " + t._("New game"), codecs.new_game())
     undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
     extra = [[share_button(t, game_id)]] if share else []
+    if review is not None and (game.over or ended):
+        looking = _button("🔎 " + t._("Review my game"), codecs.review_button(game_id, review))
+        extra.append([looking])
     then = [new, daily_button(t)] if offer_daily else [new]
     if ended:
         return InlineKeyboardMarkup([then, *extra])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Protocol
 
 from cachetools import TTLCache
 
@@ -14,12 +16,36 @@ from bot.services.redelivery import claim, record
 from bot.storage import Storage
 
 
+class TapLedger(Protocol):
+    """Where every process of the bot spends a player's taps (the shared database)."""
+
+    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
+        """Spend one of the player's taps and read the player; None when none is left."""
+
+
+@dataclass(frozen=True, slots=True)
+class TapBudget:
+    """A player's taps, `burst` at once and `rate` a second, counted in `ledger` for every
+    process alike: their chat buttons and their Mini App calls spend the same taps."""
+
+    ledger: TapLedger
+    rate: float
+    burst: float
+
+
 class PlayerService:
     def __init__(
-        self, storage: Storage, locks: ChatLocks, copies: CacheFactory = recent_cache
+        self,
+        storage: Storage,
+        locks: ChatLocks,
+        copies: CacheFactory = recent_cache,
+        taps: TapBudget | None = None,
     ) -> None:
+        """`taps`: the budget every process shares; None for a process alone on its
+        database, whose own throttle is the whole budget (`spend_tap` then only reads)."""
         self.storage = storage
         self._locks = locks
+        self._taps = taps
         # Names (and Telegram languages) already saved, so an unchanged one costs no database
         # write per update; only a cache: forgetting a player costs them one write.
         self._known_names: TTLCache[int, tuple[str, str | None]] = recent_cache()
@@ -36,20 +62,34 @@ class PlayerService:
         self._players[user_id] = player
         return player
 
+    async def spend_tap(self, user_id: int) -> Player | None:
+        """The player, read with one of their taps spent; None when they have none left.
+
+        The read a tap makes anyway spends the budget, so sharing it across processes costs
+        a tap no round trip of its own.
+        """
+        if self._taps is None:
+            return await self.player(user_id)
+        taps = self._taps
+        return await taps.ledger.spend_tap(user_id, taps.rate, taps.burst)
+
     async def chat_language(self, chat_id: int) -> str | None:
         return await self.storage.chat_language(chat_id)
 
     async def remember_name(
         self, chat_id: int, user_id: int, name: str, telegram_language: str | None = None
-    ) -> None:
+    ) -> bool:
         """Keep the name current, so leaderboards show a renamed player's new name, and the
-        language of their Telegram app, for what the bot sends them outside an update."""
+        language of their Telegram app, for what the bot sends them outside an update.
+
+        Whether it was saved: a copy of the player read before then may be out of date."""
         if self._known_names.get(user_id) == (name, telegram_language):
-            return
+            return False
         async with self._locks.writing(chat_id) as storage:
             await storage.remember_name(user_id, name, telegram_language)
         self._known_names[user_id] = (name, telegram_language)
         self._players.pop(user_id, None)
+        return True
 
     async def set_language(self, chat_id: int, user_id: int, language: str) -> None:
         async with self._locks.writing(chat_id) as storage:

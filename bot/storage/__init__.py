@@ -41,24 +41,33 @@ async def open_storage(
     if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
         import asyncpg
 
-        from bot.storage.postgres import PostgresStorage, describe_url
+        from bot.storage.postgres import PostgresStorage, cannot_open
 
-        label = describe_url(target)
-        connect = PostgresStorage.connect(target, pool_size=pool_size, wait=wait)
+        url = target
+        connect = PostgresStorage.connect(url, pool_size=pool_size, wait=wait)
         driver_errors: tuple[type[Exception], ...] = (
             asyncpg.PostgresError,
             asyncpg.InterfaceError,
         )
+
+        def refused(error: Exception) -> StorageUnavailable:
+            return cannot_open(url, error)
     else:
         from bot.storage.sqlite import SqliteStorage
 
-        label, connect = f"SQLite {target}", SqliteStorage.connect(Path(target))
+        path = Path(target)
+        connect = SqliteStorage.connect(path)
         driver_errors = (sqlite3.Error,)
+
+        def refused(error: Exception) -> StorageUnavailable:
+            return StorageUnavailable(
+                f"cannot open the database (SQLite {path}): {error.__class__.__name__}: "
+                f"{error}; check that BOT_DATABASE names a file in a folder the bot can write"
+            )
+
     try:
         return await connect
     except StorageUnavailable:
         raise
     except (OSError, TimeoutError, *driver_errors) as error:
-        raise StorageUnavailable(
-            f"cannot open the database ({label}): {error.__class__.__name__}: {error}"
-        ) from error
+        raise refused(error) from error

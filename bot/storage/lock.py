@@ -14,6 +14,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from bot.logs import system_reason
 from bot.storage.queries.base import StorageUnavailable
 
 
@@ -37,14 +38,17 @@ class DatabaseLock:
         try:
             fd = self._open()
         except OSError as error:
-            raise StorageUnavailable(f"cannot open {self.database}: {error}") from error
+            raise StorageUnavailable(
+                f"cannot open {self.database}: {system_reason(error)}; check that "
+                "BOT_DATABASE names a file in a folder the bot can write"
+            ) from error
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise StorageUnavailable(
-                f"another bot process is already using {self.database} "
-                "(run one process per SQLite file)"
+                f"another bot process is already using {self.database}: stop it first, or "
+                "give this one another BOT_DATABASE (one process per SQLite file)"
             ) from None
         self._fd = fd
 

@@ -45,6 +45,7 @@ import logging
 import re
 import socket
 import urllib.parse
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -53,7 +54,9 @@ from typing import Any
 
 import asyncpg
 
+from bot.logs import system_reason
 from bot.metrics import DATABASE_WAIT
+from bot.models import Player, View
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import POSTGRES
@@ -127,17 +130,36 @@ _HOLD_BACK = f"""
         factor = GREATEST($4::float8, {_factor("$3")} / 2),
         slowed_at = {_NOW}
 """
-# Seconds a job's claim holds at most: longer than any picture takes, queue included.
-CLAIM_LEASE = 120.0
-# Claim the job named $1 for $2 seconds unless a live claim holds it: a row back, or none.
+# Seconds a job's claim holds unless renewed: its holder renews it every `CLAIM_RENEWAL` while
+# the job runs, however long it waits for a worker, so a process that died leaves its job to
+# the others within a lease.
+CLAIM_LEASE = 6.0
+CLAIM_RENEWAL = CLAIM_LEASE / 3
+# Claim the job named $1 for $2 seconds, as holder $3, unless a live claim holds it: a row
+# back, or none.
 _CLAIM_JOB = f"""
-    INSERT INTO job_claims AS c (name, until) VALUES ($1, {_NOW} + $2::float8)
-    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until WHERE c.until < {_NOW}
+    INSERT INTO job_claims AS c (name, until, holder) VALUES ($1, {_NOW} + $2::float8, $3)
+    ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until, holder = EXCLUDED.holder
+    WHERE c.until < {_NOW}
     RETURNING 1
 """
+# The claim on job $1 held for $2 seconds more, if holder $3 still has it.
+_RENEW_CLAIM = f"UPDATE job_claims SET until = {_NOW} + $2::float8 WHERE name = $1 AND holder = $3"
 # Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
 _FORGET_PACES = f"""
     DELETE FROM chat_pace WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+"""
+# Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
+_TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
+# Spend one of them and read the player: one statement, so taps spent at once in several
+# processes queue on the row and each sees the others' spending. With none left, nothing is
+# written and no row comes back; a player without a row gets one, full but for this tap.
+_SPEND_TAP = f"""
+    INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
+    VALUES ($1, $3::float8 - 1, {_NOW})
+    ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
+    WHERE {_TAP_TOKENS} >= 1
+    RETURNING p.name, p.language, p.view, p.telegram_language
 """
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
@@ -229,11 +251,8 @@ async def _reach_server(pool: asyncpg.Pool, url: str) -> None:
     """Open the pool's first connection, or say in one line that the server did not answer."""
     try:
         connection = await pool.acquire(timeout=CONNECT_TIMEOUT)
-    except TimeoutError:
-        raise StorageUnavailable(
-            f"cannot open the database ({describe_url(url)}): "
-            f"the server did not answer within {CONNECT_TIMEOUT:g} s"
-        ) from None
+    except TimeoutError as error:
+        raise cannot_open(url, error) from None
     await pool.release(connection)
 
 
@@ -318,7 +337,8 @@ class PostgresStorage(Storage):
     async def _on(self, connection: asyncpg.Connection, step: Awaitable[Any]) -> Any:
         """Await one step on `connection`, its failure to reach the server made
         `StorageUnavailable`: a lost connection, a statement the server cancelled at `wait`,
-        or an answer that never came (the connection closed, the pool's others renewed).
+        an answer that never came (the connection closed, the pool's others renewed), or a
+        connection the driver lost track of.
         A step cancelled closes the connection."""
         try:
             result = await step
@@ -334,6 +354,11 @@ class PostgresStorage(Storage):
         except (asyncpg.QueryCanceledError, asyncpg.IdleInTransactionSessionTimeoutError):
             raise self._lost(f"a statement took longer than {self._wait:g} s") from None
         except _CONNECTION_LOST as error:
+            raise self._lost(f"{error.__class__.__name__}: {error}") from error
+        except (asyncpg.InterfaceError, asyncpg.InternalClientError) as error:
+            # The driver lost track of the connection (it closed under a statement being
+            # cut off, say): it is closed, and the next statement gets a new one.
+            _terminate(connection)
             raise self._lost(f"{error.__class__.__name__}: {error}") from error
         self._reached()
         return result
@@ -463,19 +488,44 @@ class PostgresStorage(Storage):
         slowed pace takes to recover): they are full again, as if never used."""
         await self._statement(_FORGET_PACES, idle)
 
+    async def spend_tap(self, user_id: int, rate: float, burst: float) -> Player | None:
+        """Spend one of the player's taps, kept for every process in their row, and read the
+        player: the read their tap makes anyway, so the budget costs no round trip of its
+        own. None, and nothing written, when they have none left."""
+        row = await self._statement(_SPEND_TAP, user_id, rate, burst)
+        if row is None:
+            return None
+        name, language, view, telegram_language = row
+        return Player(user_id, name, language, View(view), telegram_language)
+
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
-        """A claim row, taken if free (or left by a process that died), deleted after the
-        block: no connection is held meanwhile, however long the job waits for a worker."""
-        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE)
+        """A claim row, taken if free (or left by a process that died), renewed while the
+        block runs and deleted after it: no connection is held meanwhile, however long the
+        job waits for a worker. Each claim has a holder of its own, so a claim that lapsed
+        (its renewals lost with the database) and went to another process stays theirs."""
+        holder = uuid.uuid4().hex
+        claimed = await self._statement(_CLAIM_JOB, name, CLAIM_LEASE, holder)
         if claimed is None:
             yield False
             return
+        renewing = asyncio.create_task(self._renew_claim(name, holder))
         try:
             yield True
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             with contextlib.suppress(StorageUnavailable):  # the lease ends it all the same
-                await self._statement("DELETE FROM job_claims WHERE name = $1", name)
+                await self._statement(
+                    "DELETE FROM job_claims WHERE name = $1 AND holder = $2", name, holder
+                )
+
+    async def _renew_claim(self, name: str, holder: str) -> None:
+        while True:
+            await asyncio.sleep(CLAIM_RENEWAL)
+            with contextlib.suppress(StorageUnavailable):  # the next renewal may get through
+                await self._statement(_RENEW_CLAIM, name, CLAIM_LEASE, holder)
 
     async def _fetchrow(self, sql: str, params: Sequence[object] = ()) -> Row | None:
         row = await self._query("fetchrow", sql, params)
@@ -491,14 +541,20 @@ class PostgresStorage(Storage):
         return await self._query("fetchval", sql + " RETURNING id", params, write=True)
 
 
-def _cannot_open(url: str, error: BaseException) -> StorageUnavailable:
+def cannot_open(url: str, error: BaseException) -> StorageUnavailable:
     """A connection the server refused or never answered, in one line without the password:
-    a wrong host, port, user, password, database or TLS setting says which it was."""
+    what went wrong, and which part of DATABASE_URL to look at. A server that is not there
+    or never answers points at the host and port; one that answered and refused points at the
+    user, password, database and TLS settings."""
+    network = "check the host and port in DATABASE_URL, and that the server is running"
     if isinstance(error, TimeoutError):
-        reason = f"the server did not answer within {CONNECT_TIMEOUT:g} s"
-    else:
+        reason, fix = f"the server did not answer within {CONNECT_TIMEOUT:g} s", network
+    elif isinstance(error, OSError) and error.errno:  # the network's: nobody at that address
+        reason, fix = system_reason(error), network
+    else:  # the server's or the driver's refusal: a role, a password, a database, TLS
         reason = f"{error.__class__.__name__}: {error}"
-    return StorageUnavailable(f"cannot open the database ({describe_url(url)}): {reason}")
+        fix = "check the user, password, database and sslmode in DATABASE_URL"
+    return StorageUnavailable(f"cannot open the database ({describe_url(url)}): {reason}; {fix}")
 
 
 # Whatever stops a connection from being opened: the network, the server's refusal (a role,
@@ -565,7 +621,7 @@ class UpdatesLock:
         try:
             connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
         except _CANNOT_CONNECT as error:
-            raise _cannot_open(self._url, error) from None
+            raise cannot_open(self._url, error) from None
         kind = "" if self._polling else "_shared"
         try:
             got = await connection.fetchval(
@@ -574,14 +630,14 @@ class UpdatesLock:
             session = await connection.fetchrow(_SESSION, timeout=self._wait)
         except _CANNOT_CONNECT as error:
             connection.terminate()
-            raise _cannot_open(self._url, error) from None
+            raise cannot_open(self._url, error) from None
         if not got:
             connection.terminate()
             if self._polling:
                 raise LockTaken(
                     f"another process of this bot already takes its updates from "
-                    f"{describe_url(self._url)} (one polling process per bot, or webhook "
-                    "processes only)"
+                    f"{describe_url(self._url)}: stop it first, or run every process in "
+                    "webhook mode (one polling process per bot, or webhook processes only)"
                 )
             raise LockTaken(
                 f"a polling process of this bot is running on {describe_url(self._url)}: "

@@ -279,7 +279,17 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX group_dailies_open ON group_dailies (daily_id) WHERE finished = 0",
     ),
-    # 13: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
+    # 13: a player's taps' budget, one for every process (PostgreSQL; a SQLite file has one
+    # process, which keeps it in memory): the tokens left when they last tapped, in the row
+    # their tap reads anyway, so spending it costs no round trip of its own.
+    (
+        "ALTER TABLE players ADD COLUMN tap_tokens {real} NOT NULL DEFAULT 0",
+        "ALTER TABLE players ADD COLUMN tapped_at {real} NOT NULL DEFAULT 0",
+    ),
+    # 14: a job's claim names its holder, which renews its short lease while the job runs and
+    # deletes its own claim alone: a lapsed claim another process took over stays theirs.
+    ("ALTER TABLE job_claims ADD COLUMN holder TEXT NOT NULL DEFAULT ''",),
+    # 15: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
     # player was reminded of, or switched it on. The batch that owes the day's reminders sets
     # it in the statement that picks its players, so each gets one a day across processes.
     (

@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
 
+from bot.logs import system_reason
+
 log = logging.getLogger(__name__)
 # A route set adds its routes (and start-up or clean-up hooks) to the application.
 RouteSet = Callable[[web.Application], None]
@@ -225,7 +227,10 @@ class WebServer:
             await site.start()
         except OSError as error:
             await self._runner.cleanup()
-            raise ListenError(f"the web server cannot listen on {site.name}: {error}") from error
+            raise ListenError(
+                f"the web server cannot listen on {self._host}:{self._port}: "
+                f"{system_reason(error)}; set PORT to a free port, or LISTEN to another address"
+            ) from error
         log.info("web server listening on %s", site.name)
 
     async def stop(self) -> None:

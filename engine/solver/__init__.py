@@ -1,6 +1,7 @@
 """Move hints: expectimax search over the player's moves and the random spawns.
 
     best_move(board, size, budget_ms=50.0, max_depth=None) -> Hint | None
+    review_game(size, seed, actions) -> GameReview   (see `review`)
 
 The search is iterative deepening: depth 1 (score the position after each move) always
 completes; deeper searches run while the time budget allows, and the answer is the best move
@@ -35,6 +36,7 @@ numba and numpy (see pyproject's import contracts).
 
 from __future__ import annotations
 
+from engine.solver.review import GameReview, MoveCost, move_loss, review_game
 from engine.solver.search import (
     DEFAULT_BUDGET_MS,
     MAX_SEARCH_DEPTH,
@@ -48,7 +50,11 @@ __all__ = [
     "DEFAULT_BUDGET_MS",
     "MAX_SEARCH_DEPTH",
     "PROBABILITY_CUTOFF",
+    "GameReview",
     "Hint",
+    "MoveCost",
     "best_move",
+    "move_loss",
+    "review_game",
     "warm_up",
 ]

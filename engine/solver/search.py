@@ -7,6 +7,7 @@ are the same for both and live here. The package's docstring tells the design as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
 
@@ -116,31 +117,7 @@ def best_move(
         limit_depth = ROOMY_DEPTH if roomy else MAX_SEARCH_DEPTH
     deadline = None if budget_ms is None else start + budget_ms / 1000.0
 
-    # Exponent 15 fits a nibble; the compiled path is exact as long as two 32768s cannot merge
-    # at the root (see `lines.slide_exponents` for what happens deeper down).
-    if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
-        packed = pack(ranks)
-        spawn_cutoff = PROBABILITY_CUTOFF if cutoff is None else cutoff
-        search = compiled()
-        search.begin()  # its transposition table's entries from earlier hints stop counting
-
-        def run(depth: int, until: float | None) -> _Result:
-            scores, searched, cut, late = search.search(packed, depth, until, spawn_cutoff)
-            if late:
-                raise SearchTimeout
-            valued = [(d, v) for d, v in zip(DIRECTION_ORDER, scores, strict=True) if v is not None]
-            return valued, searched, cut
-
-    else:
-        # Both caches live for this call only: no state survives between hints.
-        cache: dict = {}
-        aux: dict = {}
-        rows, cols = to_grid(ranks, size)
-        spawn_cutoff = GENERIC_CUTOFF if cutoff is None else cutoff
-
-        def run(depth: int, until: float | None) -> _Result:
-            return search_generic(rows, cols, size, depth, until, spawn_cutoff, cache, aux)
-
+    run = _searcher(ranks, size, cutoff)
     values, nodes, truncated = run(1, None)
     if not values:
         return None
@@ -169,6 +146,57 @@ def best_move(
         reached = depth
         depth += 1
     return Hint(best, reached, nodes, (perf_counter() - start) * 1000.0)
+
+
+# One depth of a search, until an optional deadline (see `_Result`).
+_Run = Callable[[int, float | None], _Result]
+
+
+def _searcher(ranks: tuple[int, ...], size: int, cutoff: float | None) -> _Run:
+    """The search of one position, one depth per call: compiled for 4×4, generic otherwise."""
+    # Exponent 15 fits a nibble; the compiled path is exact as long as two 32768s cannot merge
+    # at the root (see `lines.slide_exponents` for what happens deeper down).
+    if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
+        packed = pack(ranks)
+        spawn_cutoff = PROBABILITY_CUTOFF if cutoff is None else cutoff
+        search = compiled()
+        search.begin()  # its transposition table's entries from earlier hints stop counting
+
+        def run_compiled(depth: int, until: float | None) -> _Result:
+            scores, searched, cut, late = search.search(packed, depth, until, spawn_cutoff)
+            if late:
+                raise SearchTimeout
+            valued = [(d, v) for d, v in zip(DIRECTION_ORDER, scores, strict=True) if v is not None]
+            return valued, searched, cut
+
+        return run_compiled
+    # Both caches live for this search only: no state survives between hints.
+    cache: dict = {}
+    aux: dict = {}
+    rows, cols = to_grid(ranks, size)
+    spawn_cutoff = GENERIC_CUTOFF if cutoff is None else cutoff
+
+    def run_generic(depth: int, until: float | None) -> _Result:
+        return search_generic(rows, cols, size, depth, until, spawn_cutoff, cache, aux)
+
+    return run_generic
+
+
+def move_values(
+    board: Board, size: int, depth: int, *, cutoff: float | None = None
+) -> list[tuple[Direction, float]]:
+    """Each valid move's value on `board`, searched exactly `depth` player moves deep.
+
+    A move's value is the expectimax value of the position it leads to: the evaluation
+    (`heuristic`) of the positions `depth` moves on, averaged over the spawns in between
+    with their probabilities, the best move taken at each of the player's turns. No time
+    limit, so the values depend on the board, the depth and the cutoff alone. In
+    DIRECTION_ORDER; empty when no move is valid.
+    """
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth!r}")
+    values, _, _ = _searcher(_ranks(board, size), size, cutoff)(depth, None)
+    return values
 
 
 def _pick(values: list[tuple[Direction, float]]) -> Direction:

@@ -217,6 +217,7 @@ EVERYWHERE = {
     "share",
     "replay",
     "record",
+    "review",
     "view",
     "language",
     "help",

@@ -42,11 +42,22 @@ def _env(**values: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("token", "message"),
-    [(None, "TELEGRAM_BOT_TOKEN is not set"), ("not-a-token", "does not look like a bot token")],
+    [
+        (
+            None,
+            "TELEGRAM_BOT_TOKEN is not set: get a token from @BotFather and set it (or try "
+            "bot2048 --playground, which needs none).",
+        ),
+        (
+            "not-a-token",
+            "TELEGRAM_BOT_TOKEN does not look like a bot token (123456789:AbC...): copy it "
+            "again, whole, from @BotFather.",
+        ),
+    ],
 )
 def test_a_missing_or_malformed_token_is_one_clear_line_and_exit_code_2(token, message):
     env = _env() if token is None else _env(TELEGRAM_BOT_TOKEN=token)
-    assert message in refused_setting([], env)
+    assert refused_setting([], env) == f"bot2048: {message}\n"
 
 
 async def _bot_on_sqlite(api, database: Path) -> asyncio.subprocess.Process:
@@ -160,7 +171,8 @@ async def test_a_file_that_is_not_a_sound_database_is_one_line_and_exit_code_1(a
         database.write_bytes(data[: len(data) // 2] if kind == "truncated" else _damaged(data))
     before = database.read_bytes()
     stderr = await _refused_database(api, database)
-    assert f"bot2048: {database} is not a sound SQLite database (" in stderr
+    assert stderr.startswith(f"bot2048: {database} is not a sound SQLite database (")
+    assert stderr.endswith("): restore it from a backup, or move it away to start afresh\n")
     assert not api.find_requests("getUpdates")
     assert database.read_bytes() == before  # refused, not "repaired"
 
@@ -170,7 +182,8 @@ async def test_a_read_only_database_is_refused_at_start(api, tmp_path):
     await _a_bot_database(database)
     with _read_only(database):
         stderr = await _refused_database(api, database)
-    assert f"{database} cannot be written" in stderr
+    assert stderr.startswith(f"bot2048: {database} cannot be written (")
+    assert stderr.endswith("): check the file's permissions\n")
 
 
 async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(api, tmp_path):
@@ -184,7 +197,10 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
     first = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
     await api.wait_request("getUpdates", timeout=PROCESS_TIMEOUT)
     stderr = await _refused_database(api, database)
-    assert f"another bot process is already using {database}" in stderr
+    assert stderr == (
+        f"bot2048: another bot process is already using {database}: stop it first, or give this "
+        "one another BOT_DATABASE (one process per SQLite file)\n"
+    )
     anna = User(api, 101, "Anna")
     board = await anna.open_board()  # the first process serves on, undisturbed
     assert len(grid(board)) == 4
@@ -205,7 +221,10 @@ async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api
     else:
         other = Path(os.path.relpath(database, ROOT))  # the bot runs in ROOT
     stderr = await _refused_database(api, other)
-    assert f"another bot process is already using {other}" in stderr
+    assert stderr == (
+        f"bot2048: another bot process is already using {other}: stop it first, or give this "
+        "one another BOT_DATABASE (one process per SQLite file)\n"
+    )
     assert "Conflict" not in await stop_cleanly(first)
 
 
@@ -349,10 +368,11 @@ async def test_telegram_unreachable_at_start_is_retried_until_it_answers(tmp_pat
 
 
 def run_bot(option: str) -> str:
-    """What `python -m bot <option>` prints."""
+    """What `python -m bot <option>` prints, in an 80-column terminal."""
     done = subprocess.run(
         [sys.executable, "-m", "bot", option],
         cwd=ROOT,
+        env={**os.environ, "COLUMNS": "80"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -363,12 +383,22 @@ def run_bot(option: str) -> str:
 
 def test_help_lists_every_setting_under_its_group_with_its_default_and_an_example():
     shown = run_bot("--help")
+    too_long = [line for line in shown.splitlines() if len(line) > 80]
+    assert too_long == []
+    assert "\n  TELEGRAM_BOT_TOKEN  required\n" in shown
     groups = shown.split("\n\n")
     for s in SETTINGS:
         (group,) = [g for g in groups if f"  {s.name}  " in g]
         assert group.startswith(f"{s.group} settings:\n")
-        entry = f"  {s.name}  default: {s.default or 'unset'}\n      {s.meaning}\n"
-        assert entry + f"      example: {s.name}={s.example}" in group
+        lines = group.splitlines()
+        start = lines.index(
+            f"  {s.name}  " + ("required" if s.required else f"default: {s.default or 'unset'}")
+        )
+        end = lines.index(f"      example: {s.name}={s.example}", start)
+        # The meaning, wrapped under its setting, reads whole.
+        meaning = lines[start + 1 : end]
+        assert meaning and all(line.startswith("      ") for line in meaning)
+        assert " ".join(line.strip() for line in meaning) == s.meaning
     # Each group once, in SETTINGS' order: an operator reads all of a part in one place.
     headings = [
         g.split("\n", 1)[0] for g in groups if g.endswith(" settings:") or " settings:\n" in g

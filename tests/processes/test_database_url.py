@@ -39,17 +39,24 @@ async def _refused(api, url: str) -> str:
 async def test_a_wrong_password_user_or_database_is_one_line(api, own_postgres, wrong, said):
     stderr = await _refused(api, own_postgres.url(**wrong))
     database = wrong.get("database", "bot2048_test")
-    assert f"cannot open the database (PostgreSQL 127.0.0.1:{own_postgres.port}/{database})" in (
-        stderr
+    assert stderr.startswith(
+        f"bot2048: cannot open the database (PostgreSQL 127.0.0.1:{own_postgres.port}/{database}): "
     )
-    assert said in stderr
+    assert stderr.endswith(
+        f"{said}; check the user, password, database and sslmode in DATABASE_URL\n"
+    )
 
 
 async def test_tls_asked_of_a_server_without_it_is_one_line(api, own_postgres):
     stderr = await _refused(api, own_postgres.url() + "?sslmode=require")
-    assert "rejected SSL upgrade" in stderr
+    assert stderr.endswith(
+        "rejected SSL upgrade; check the user, password, database and sslmode in DATABASE_URL\n"
+    )
 
 
 async def test_a_host_that_does_not_exist_is_one_line(api):
     stderr = await _refused(api, f"postgresql://postgres:{PASSWORD}@db.invalid:5432/bot")
-    assert "cannot open the database (PostgreSQL db.invalid:5432/bot)" in stderr
+    assert stderr.startswith("bot2048: cannot open the database (PostgreSQL db.invalid:5432/bot): ")
+    assert stderr.endswith(
+        "; check the host and port in DATABASE_URL, and that the server is running\n"
+    )

@@ -2,7 +2,8 @@
 
 One process takes a bot's updates by polling, or any number by webhook, never both; a group
 never has more than three running challenges however many processes create them at once; a
-player's picture is drawn by one process at a time.
+player's picture is drawn by one process at a time; a player's taps, in the chat and in the
+Mini App, are one budget however many processes serve them.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ import asyncpg
 
 from bot.models import NewChallenge
 from bot.storage import open_storage
+from bot.storage.postgres import describe_url
+from bot.wiring import TAP_BURST, TAPS_PER_SECOND
 from tests.support.databases import count_rows
 from tests.support.harness import User
+from tests.support.miniapp import WEBAPP_URL
 from tests.support.processes import (
     PUBLIC_URL,
     SECRET,
@@ -23,11 +27,13 @@ from tests.support.processes import (
     bot_env,
     free_port,
     refused_at_start,
+    second_poller_refused,
     spawn_bot,
     start_all,
     start_bot_process,
     stop_cleanly,
 )
+from tests.support.throttles import flood_page, flood_taps, tap_targets
 
 GROUP = -100888
 
@@ -55,9 +61,12 @@ async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, po
     try:
         await api.wait_request("getUpdates", after=mark, timeout=30)  # started, and polling
         line = await refused_start(api, postgres)
-        assert "already takes its updates" in line and "password" not in line
+        assert line == second_poller_refused(postgres)
         line = await refused_start(api, postgres, "--webhook", **webhook_settings())
-        assert "a polling process of this bot is running" in line
+        assert line == (
+            f"bot2048: a polling process of this bot is running on {describe_url(postgres)}: "
+            "stop it before starting webhook processes\n"
+        )
         anna = User(api, 1201, "Anna")
         assert (await anna.send("/best"))[0]  # the first process still serves
     finally:
@@ -73,7 +82,7 @@ async def test_a_poller_beside_webhook_processes_is_refused(api, postgres):
     await start_all(webhooks)  # webhook processes share the bot
     try:
         line = await refused_start(api, postgres)
-        assert "already takes its updates" in line
+        assert line == second_poller_refused(postgres)
     finally:
         assert await asyncio.gather(*(p.stop() for p in webhooks)) == [0, 0]
 
@@ -145,3 +154,44 @@ async def test_a_picture_drawn_by_another_process_holds_the_next_one_back(api, p
             await elsewhere.close()
     finally:
         assert await process.stop() == 0
+
+
+# A flood well over what the budget lets through while it lasts, and the page's connections.
+FLOOD_TAPS = 400
+FLOOD_CALLS = 300
+PAGE_CONNECTIONS = 30
+# Taps counted once too often, at most: each process rounds the bucket's refill its own way.
+SLACK = 2
+
+
+def within_budget(let_through: int, seconds: float) -> bool:
+    """As many as one process lets through in `seconds`, at most: the burst, and the refill."""
+    return TAP_BURST <= let_through <= TAP_BURST + TAPS_PER_SECOND * seconds + SLACK
+
+
+async def test_one_players_taps_and_page_calls_are_one_budget_across_three_processes(api, postgres):
+    """Anna floods forged buttons in four chats, and Daan his page, each update and call going
+    to the next of three processes: each gets what one process alone lets through, not three
+    times that."""
+    trio = [WebhookProcess(api, postgres, WEBAPP_URL=WEBAPP_URL) for _ in range(3)]
+    await start_all(trio)
+    try:
+        api.webhook_targets = [p.url for p in trio]
+        anna, daan = User(api, 1501, "Anna"), User(api, 1502, "Daan")
+        await daan.send("/start")
+        targets = tap_targets(api, anna.id, GROUP)
+
+        async def timed(flood) -> tuple[int, float]:
+            started = time.monotonic()
+            let_through, _ = await flood
+            return let_through, time.monotonic() - started
+
+        bases = [p.web_base for p in trio]
+        (taps, tapping), (calls, calling) = await asyncio.gather(
+            timed(flood_taps(api, anna.id, targets, count=FLOOD_TAPS)),
+            timed(flood_page(api, daan.id, bases, PAGE_CONNECTIONS, count=FLOOD_CALLS)),
+        )
+        assert within_budget(taps, tapping), (taps, tapping)
+        assert within_budget(calls, calling), (calls, calling)
+    finally:
+        assert await asyncio.gather(*(p.stop() for p in trio)) == [0, 0, 0]

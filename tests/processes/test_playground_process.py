@@ -35,7 +35,10 @@ async def test_a_second_playground_in_the_same_folder_is_one_line(tmp_path):
     assert line.startswith(OPEN), line
     assert (tmp_path / "playground.sqlite3").exists()  # where the README says
     message = await refused(tmp_path)
-    assert "already using playground.sqlite3" in message
+    assert message == (
+        "bot2048: another bot process is already using playground.sqlite3: stop it first, or "
+        "give this one another BOT_DATABASE (one process per SQLite file)\n"
+    )
     console = await stop_cleanly(first)
     assert "apscheduler" not in console, console  # the job queue's chatter stays out
 
@@ -68,8 +71,18 @@ async def test_python_m_bot_playground_serves_the_page_and_stops_on_sigterm(tmp_
     ("args", "env", "message"),
     [
         (["--port", "9000"], {}, "--port only applies to --playground"),
-        (["--playground"], {"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of"),
-        (["--playground", "--port", "{busy}"], {}, "cannot listen on 127.0.0.1:"),
+        (
+            ["--playground"],
+            {"LOG_LEVEL": "LOUD"},
+            "LOG_LEVEL is not DEBUG, INFO, WARNING, ERROR or CRITICAL: set one of them, or unset "
+            "it for INFO.",
+        ),
+        (
+            ["--playground", "--port", "{busy}"],
+            {},
+            "cannot listen on 127.0.0.1:{busy}: address already in use; pick another port with "
+            "--port (--port 0 picks a free one)",
+        ),
     ],
 )
 def test_playground_mistakes_are_one_line_and_exit_code_2(tmp_path, args, env, message):
@@ -88,5 +101,7 @@ def test_playground_mistakes_are_one_line_and_exit_code_2(tmp_path, args, env, m
             timeout=60,
         )
     assert done.returncode == 2
-    assert message in done.stderr
+    assert done.stderr == f"bot2048: {message.replace('{busy}', port)}\n" or (
+        message.startswith("--") and f"error: {message}\n" in done.stderr
+    )
     assert "Traceback" not in done.stderr

@@ -202,6 +202,28 @@ async def long_game(database: Database, user_id: int, seed: int, actions: int = 
         await store.close()
 
 
+async def one_move_from_over(database: Database, user_id: int, seed: int) -> str:
+    """A 4×4 game in the player's private chat, one move from its end, with its log.
+
+    Its moves are those of a player who always tries down, then left, right and up: a game
+    of a hundred moves or so with plenty of costly ones. Returns the whole game's log; its
+    last move, still to be played, ends the game.
+    """
+    game, codes = engine.new_game(4, seed, 0.0), ""
+    while not game.over:
+        code = next(c for c in "dlru" if engine.act(game, engine.CODE_ACTIONS[c], 0.0).changed)
+        game, codes = engine.act(game, engine.CODE_ACTIONS[code], 0.0).game, codes + code
+    store = await open_storage(database)
+    try:
+        async with store.transaction():
+            before = engine.replay(4, seed, codes[:-1])
+            game_id = await store.insert_game(user_id, user_id, before, time.time())
+            await store._execute("UPDATE games SET actions = ? WHERE id = ?", (codes[:-1], game_id))
+    finally:
+        await store.close()
+    return codes
+
+
 class RowLock:
     """A transaction holding `SELECT ... FOR UPDATE` on PostgreSQL rows: writers of those rows
     wait for it, which a test can see happen (`waiters`) before it lets them go (`release`)."""

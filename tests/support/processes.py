@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.storage.postgres import describe_url
 from tests.support.databases import Database
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: `python -m bot` runs from here
@@ -106,15 +107,21 @@ def free_port() -> int:
 class WebhookProcess:
     """`python -m bot --webhook` on a port of its own."""
 
-    def __init__(self, api, database: Database) -> None:
+    def __init__(self, api, database: Database, **settings: str) -> None:
         self.api = api
         self.database = database
+        self.settings = settings  # more of the environment (WEBAPP_URL, say)
         self.port = free_port()
         self.process: asyncio.subprocess.Process | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/telegram"
+
+    @property
+    def web_base(self) -> str:
+        """Where its web server answers (the Mini App's API too, with WEBAPP_URL set)."""
+        return f"http://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
         env = bot_env(
@@ -124,6 +131,7 @@ class WebhookProcess:
             WEBHOOK_SECRET=SECRET,
             PORT=str(self.port),
             LISTEN="127.0.0.1",
+            **self.settings,
         )
         self.process = await spawn_bot("--webhook", env=env)
         deadline = asyncio.get_running_loop().time() + PROCESS_TIMEOUT
@@ -238,4 +246,13 @@ async def start_playground(folder: Path, **env: str) -> asyncio.subprocess.Proce
         env=playground_env(PYTHONPATH=str(ROOT), **env),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def second_poller_refused(url: str) -> str:
+    """The line a polling process prints when another process of the bot takes its updates."""
+    return (
+        f"bot2048: another process of this bot already takes its updates from "
+        f"{describe_url(url)}: stop it first, or run every process in webhook mode (one polling "
+        "process per bot, or webhook processes only)\n"
     )

@@ -22,9 +22,11 @@ from bot.codecs import (
     GAME_PATTERN,
     LANGUAGE_PATTERN,
     NEW_PATTERN,
+    REVIEW_PATTERN,
     DailyAsk,
     GameTap,
     ReplayAsk,
+    ReviewTap,
     game_tap,
     language,
     new_game,
@@ -33,6 +35,8 @@ from bot.codecs import (
     parse_language,
     parse_new_game,
     parse_replay_args,
+    parse_review_button,
+    review_button,
 )
 from bot.presentation.i18n import LANGUAGES
 
@@ -46,8 +50,15 @@ PATTERNS = {
     "new": NEW_PATTERN,
     "language": LANGUAGE_PATTERN,
     "current": CURRENT_PATTERN,
+    "review": REVIEW_PATTERN,
 }
-PARSERS = {"game": parse_game_tap, "new": parse_new_game, "language": parse_language}
+PARSERS = {
+    "game": parse_game_tap,
+    "new": parse_new_game,
+    "language": parse_language,
+    "review": parse_review_button,
+}
+LARGEST_ACTIONS = 10**7 - 1  # seven digits: what REVIEW_PATTERN takes
 # Every string the builders can write, with the pattern meant to claim it.
 BUILT = [
     *(
@@ -59,6 +70,11 @@ BUILT = [
     *(("new", new_game(size)) for size in engine.SIZES),
     *(("language", language(code)) for code in LANGUAGES),
     ("current", CURRENT_BOARD),
+    *(
+        ("review", review_button(game_id, actions))
+        for game_id in (1, LARGEST_GAME_ID)
+        for actions in (0, LARGEST_ACTIONS)
+    ),
 ]
 
 
@@ -86,6 +102,13 @@ def test_a_language_button_comes_back_as_its_language(code):
     data = language(code)
     assert parse_language(data) == code
     assert claimed_by(data) == ["language"]
+
+
+@given(st.integers(1, LARGEST_GAME_ID), st.integers(0, LARGEST_ACTIONS))
+def test_a_review_button_comes_back_as_the_game_and_actions_it_was_made_for(game_id, actions):
+    data = review_button(game_id, actions)
+    assert parse_review_button(data) == ReviewTap(game_id, actions)
+    assert claimed_by(data) == ["review"]
 
 
 def test_the_current_board_button_is_claimed_by_its_own_pattern_alone():
@@ -130,6 +153,15 @@ def test_every_button_fits_telegrams_64_bytes(kind, data):
         ("language", "lang:EN"),
         ("language", "lang:en-GB"),
         ("language", None),
+        ("review", "rv:1:0\n"),
+        ("review", "rv:0:5"),
+        ("review", "rv:1:05"),
+        ("review", "rv:1:-5"),
+        ("review", f"rv:1:{LARGEST_ACTIONS + 1}"),
+        ("review", "rv:1"),
+        ("review", "rv:1:5:5"),
+        ("review", "RV:1:5"),
+        ("review", None),
     ],
 )
 def test_forged_data_is_refused_by_the_parser_and_claimed_by_no_pattern(kind, data):
@@ -177,6 +209,12 @@ def test_data_of_the_buttons_alphabet_is_accepted_only_as_a_builder_writes_it(da
         pass
     else:
         assert language(code) == data
+    try:
+        review = parse_review_button(data)
+    except ValueError:
+        pass
+    else:
+        assert review_button(review.game_id, review.actions) == data
     assert len(claimed_by(data)) <= 1
 
 

@@ -152,7 +152,8 @@ class StorageBase(ABC):
             version = await self.schema_version()
             if version > SCHEMA_VERSION:
                 raise StorageUnavailable(
-                    f"database schema {version} is newer than this bot ({SCHEMA_VERSION}): upgrade"
+                    f"database schema {version} is newer than this bot2048 (schema "
+                    f"{SCHEMA_VERSION}): upgrade bot2048 to the release that wrote it"
                 )
             steps = migrations(self._dialect)
             for step in range(version, SCHEMA_VERSION):

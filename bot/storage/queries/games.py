@@ -237,6 +237,16 @@ class GameQueries(StorageBase):
         )
         return None if row is None else game_from_row(row)
 
+    async def latest_closed_game(self, owner_id: int) -> StoredGame | None:
+        """The player's most recent game with a move that takes no more moves: replaced by a
+        newer game, or a challenge entry whose challenge has ended."""
+        row = await self._fetchrow(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE owner_id = ? AND moves > 0 AND active = 0 "
+            "ORDER BY updated_at DESC, id DESC LIMIT 1",
+            (owner_id,),
+        )
+        return None if row is None else game_from_row(row)
+
     async def best_games(self, owner_id: int) -> dict[int, StoredGame]:
         """The player's best game of each board size, anywhere (ranked as leaderboards rank)."""
         rows = await self._fetchall(

@@ -4,12 +4,14 @@ Each call is a POST whose `Authorization: tma <initData>` header carries the pag
 (see initdata.py), and whose small JSON body says what to do. Who asks is settled from the
 headers alone, cheapest check first, before a byte of the body is read: the user the initData
 claims must have requests left (`claims`, a bucket keyed by the unverified id), then the HMAC
-must prove the claim, then the player's taps must have one left. A peer without credentials
-costs a header parse, and loses its connection; one player's flood is refused before it
-costs a hash, a body or a database read, each refusal sent only once the page may send again
-(so a connection carries one refused call a second), and what their budget lets through is
-answered one call at a time, beside everyone else's calls. The body then has `BODY_TIMEOUT`
-to arrive.
+must prove the claim, then the player's taps must have one left: this process's bucket, then
+(on a shared database) the one every process spends, in the statement that reads the player
+for the call anyway. A peer without credentials costs a header parse, and loses its
+connection; one player's flood is refused before it costs a hash, a body or a database read
+(a statement, when its taps run out in other processes), each refusal sent only once the
+page may send again (so a connection carries one refused call a second), and what their
+budget lets through is answered one call at a time, beside everyone else's calls. The body
+then has `BODY_TIMEOUT` to arrive.
 
 What comes back is the game as committed, so the page always draws what the database holds:
 
@@ -38,7 +40,7 @@ from aiohttp import web
 
 import engine
 from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH
-from bot.models import Action, StoredGame
+from bot.models import Action, Player, StoredGame
 from bot.outcomes import HintStatus, TapResult, TapStatus
 from bot.presentation import miniapp, toasts
 from bot.presentation.i18n import resolve_language, translator
@@ -163,8 +165,10 @@ class Api:
         self.app = app
         self._turns: dict[int, _Turn] = {}
 
-    def _sender(self, request: web.Request) -> WebAppUser:
-        """Who sends the request, from its headers alone, cheapest check first."""
+    async def _sender(self, request: web.Request) -> tuple[WebAppUser, Player]:
+        """Who sends the request, from its headers alone, cheapest check first; then their
+        tap spent (this process's bucket, then the one all processes share), which reads
+        the player the call needs anyway."""
         app = self.app
         try:
             claim = read(_init_data(request))
@@ -173,14 +177,14 @@ class Api:
             user = check(claim, app.token, app.clock(), app.max_age)
         except InitDataError as error:
             raise Refused(401, "unauthorized") from error
-        if not app.throttle.allow(user.id):
+        player = await app.players.spend_tap(user.id) if app.throttle.allow(user.id) else None
+        if player is None:
             raise Refused(429, "too_many")
         verified(request)
-        return user
+        return user, player
 
-    async def _call(self, request: web.Request, user: WebAppUser) -> Call:
+    async def _call(self, request: web.Request, user: WebAppUser, player: Player) -> Call:
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
-        player = await self.app.players.player(user.id)
         return Call(user, resolve_language(player.language, user.language_code), body)
 
     @contextlib.asynccontextmanager
@@ -238,9 +242,9 @@ class Api:
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
             try:
-                user = self._sender(request)
+                user, player = await self._sender(request)
                 async with self._turn(user.id):
-                    return web.json_response(await work(await self._call(request, user)))
+                    return web.json_response(await work(await self._call(request, user, player)))
             except Refused as refused:
                 if refused.status in (401, 429):
                     # Answered when the page may send again: a connection carries at most one

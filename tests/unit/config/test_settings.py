@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from bot.config import SETTINGS, load_config
 from tests.support.processes import ROOT
 
-ROW = re.compile(r"\| `([A-Z_]+)` \|.*\| (`[^`]*`|unset) \|")
+ROW = re.compile(r"\| `([A-Z_]+)` \|.*\| (`[^`]*`|unset|required) \|")
 
 
 class Recording(Mapping[str, str]):
@@ -50,4 +50,7 @@ def test_the_configuration_table_matches_the_settings():
     guide = (ROOT / "docs" / "operating.md").read_text()
     section = guide.split("## Configuration\n", 1)[1].split("\n## ", 1)[0]
     rows = {name: default for name, default in ROW.findall(section)}
-    assert rows == {s.name: f"`{s.default}`" if s.default else "unset" for s in SETTINGS}
+    assert rows == {
+        s.name: "required" if s.required else f"`{s.default}`" if s.default else "unset"
+        for s in SETTINGS
+    }

@@ -1,12 +1,15 @@
-"""PlayerService: names, languages and views as the player last set them, and a group that
-became a supergroup taking all it had along."""
+"""PlayerService: names, languages and views as the player last set them, a group that
+became a supergroup taking all it had along, and a player's taps spent from one budget."""
 
 from __future__ import annotations
 
+from bot.models import Player
+from bot.services.cache import no_cache
 from bot.services.challenges import ChallengeService
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
-from bot.services.players import PlayerService
+from bot.services.players import PlayerService, TapBudget
+from bot.storage import open_storage
 
 PLAYER = 51
 BASIC, SUPER = -5100, -1_000_000_005_100
@@ -59,3 +62,32 @@ async def test_an_upgraded_group_takes_its_games_challenges_and_language_once(st
     assert [c.id for c in await storage.open_challenges(SUPER)] == [challenge.id]
     assert await players.move_group(BASIC, SUPER) == []  # the second notice moves nothing
     assert (await storage.active_game(SUPER, PLAYER)).id == board.id
+
+
+async def test_a_players_taps_are_one_budget_for_every_process_sharing_the_database(postgres):
+    """Taps spent in turn through two processes' storages: the burst once, not once each.
+    The refill (a tap a million seconds) adds nothing while the test runs."""
+    stores = [await open_storage(postgres) for _ in range(2)]
+    try:
+        services = [
+            PlayerService(store, ChatLocks(store), copies=no_cache, taps=TapBudget(store, 1e-6, 5))
+            for store in stores
+        ]
+        await services[0].set_language(PLAYER, PLAYER, "nl")
+        spent = [await services[n % 2].spend_tap(PLAYER) for n in range(8)]
+        assert [player is not None for player in spent] == [True] * 5 + [False] * 3
+        assert {player.language for player in spent if player is not None} == {"nl"}
+        # Another player's taps are their own; a player without a row gets one, and a burst.
+        newcomer = [await services[n % 2].spend_tap(PLAYER + 1) for n in range(6)]
+        assert [player is not None for player in newcomer] == [True] * 5 + [False]
+        assert newcomer[0] == Player(PLAYER + 1)
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_without_a_shared_budget_spending_a_tap_only_reads_the_player(storage):
+    players = PlayerService(storage, ChatLocks(storage))
+    await players.set_language(PLAYER, PLAYER, "de")
+    spent = [await players.spend_tap(PLAYER) for _ in range(100)]
+    assert {player.language for player in spent} == {"de"}

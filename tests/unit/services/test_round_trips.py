@@ -10,6 +10,7 @@ import engine
 from bot.services.cache import no_cache
 from bot.services.games import GameService, move_number
 from bot.services.locks import ChatLocks
+from bot.services.players import PlayerService, TapBudget
 from bot.storage import open_storage
 
 PLAYER = 51
@@ -55,5 +56,22 @@ async def test_a_move_is_one_read_and_one_write_and_a_redelivery_one_read(proxie
         )
         assert moved.changed and cost == 2
         assert (await storage.game(board.id)).game.moves == 4
+    finally:
+        await storage.close()
+
+
+async def test_spending_a_tap_from_the_shared_budget_is_the_players_read_alone(proxied):
+    """The read of the player a tap needs anyway spends their tap, refused or not."""
+    proxy, url = proxied
+    storage = await open_storage(url)
+    try:
+        players = PlayerService(
+            storage, ChatLocks(storage), copies=no_cache, taps=TapBudget(storage, 1e-6, 2)
+        )
+        await players.spend_tap(PLAYER)  # the statement prepared on its connection
+        before = proxy.round_trips
+        assert await players.spend_tap(PLAYER) is not None
+        assert await players.spend_tap(PLAYER) is None
+        assert proxy.round_trips - before == 2
     finally:
         await storage.close()

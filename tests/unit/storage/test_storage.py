@@ -21,7 +21,8 @@ from bot.outcomes import TapStatus
 from bot.services.challenges import ChallengeService, JoinStatus
 from bot.services.games import GameService
 from bot.services.locks import ChatLocks
-from bot.storage import SCHEMA_VERSION, Storage, open_storage
+from bot.storage import SCHEMA_VERSION, Storage, StorageUnavailable, open_storage
+from bot.storage import postgres as postgres_storage
 from bot.storage.schema import SQLITE, migrations
 from tests.support.databases import (
     FIRST_RELEASE_SQL,
@@ -76,12 +77,20 @@ async def test_sqlite_schema_is_migrated_and_wal_is_on(tmp_path):
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+# What an operator reads who started an older release on a newer release's database.
+NEWER_SCHEMA = (
+    f"database schema {SCHEMA_VERSION + 1} is newer than this bot2048 (schema {SCHEMA_VERSION}): "
+    "upgrade bot2048 to the release that wrote it"
+)
+
+
 async def test_a_newer_sqlite_schema_is_refused(tmp_path):
     path = tmp_path / "bot.sqlite3"
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(StorageUnavailable) as refused:
         await open_storage(path)
+    assert str(refused.value) == NEWER_SCHEMA
 
 
 async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
@@ -199,8 +208,9 @@ async def test_a_newer_postgres_schema_is_refused(postgres):
         )
     finally:
         await connection.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(StorageUnavailable) as refused:
         await open_storage(postgres)
+    assert str(refused.value) == NEWER_SCHEMA
 
 
 # What both databases must agree on, column by column: (name, type family, nullable,
@@ -491,6 +501,55 @@ async def test_a_job_claim_is_one_at_a_time_and_outlives_a_dead_process_briefly(
         await execute_sql(postgres, "INSERT INTO job_claims (name, until) VALUES ('job:9', ?)", 0)
         async with second.exclusive("job:9") as theirs:
             assert theirs
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def claim_until(database: str, name: str) -> float | None:
+    """When the claim on `name` runs out, on the database's clock (None: no claim)."""
+    connection = await asyncpg.connect(database)
+    try:
+        return await connection.fetchval("SELECT until FROM job_claims WHERE name = $1", name)
+    finally:
+        await connection.close()
+
+
+async def test_a_job_claim_is_renewed_while_held_and_a_dead_holders_lasts_ten_seconds_at_most(
+    postgres, monkeypatch
+):
+    """A held claim's lease is renewed; one a dead process left runs out within 10 s; a
+    lapsed claim another process took over stays theirs when the first holder's block ends."""
+    monkeypatch.setattr(postgres_storage, "CLAIM_RENEWAL", 0.05)
+    first, second = await open_storage(postgres), await open_storage(postgres)
+    try:
+        held = first.exclusive("job:7")
+        assert await held.__aenter__()
+        connection = await asyncpg.connect(postgres)
+        try:  # what a process that dies now leaves behind: a lease of 10 s at most
+            assert (
+                0
+                < await connection.fetchval(
+                    "SELECT until - extract(epoch FROM clock_timestamp()) FROM job_claims"
+                )
+                <= 10
+            )
+        finally:
+            await connection.close()
+        claimed_until = await claim_until(postgres, "job:7")
+        async with asyncio.timeout(30):
+            while await claim_until(postgres, "job:7") == claimed_until:
+                await asyncio.sleep(0.05)
+        # Its renewals lost (the database away meanwhile), the lease ran out.
+        monkeypatch.setattr(postgres_storage, "CLAIM_RENEWAL", 3600.0)
+        await asyncio.sleep(0.5)  # the renewal under way, if any, done
+        await execute_sql(postgres, "UPDATE job_claims SET until = 0 WHERE name = 'job:7'")
+        async with second.exclusive("job:7") as theirs:
+            assert theirs
+            await held.__aexit__(None, None, None)  # the first holder's block ends
+            async with first.exclusive("job:7") as again:
+                assert not again  # still the second's
+        assert await claim_until(postgres, "job:7") is None
     finally:
         await first.close()
         await second.close()

@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 
 from bot.web import server
-from bot.web.server import WebServer, build_web_app, verified
+from bot.web.server import ListenError, WebServer, build_web_app, verified
 
 LIMIT = 3
 
@@ -107,3 +107,17 @@ async def test_a_verified_request_being_answered_is_never_closed_to_make_room(bo
     assert await others[0].closed()
     release.set()
     assert (await telegram.answer()).startswith(b"HTTP/1.1 200")
+
+
+async def test_a_port_that_is_taken_is_one_line_with_what_to_do():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        web_server = WebServer(build_web_app([]), "127.0.0.1", port)
+        with pytest.raises(ListenError) as refused:
+            await web_server.start()
+    assert str(refused.value) == (
+        f"the web server cannot listen on 127.0.0.1:{port}: address already in use; set PORT "
+        "to a free port, or LISTEN to another address"
+    )

@@ -1,0 +1,123 @@
+"""What players read of a game's review: its button, its caption, and why none comes now.
+
+The review itself (engine/solver/review.py) measures each move in expected points, the
+solver's own unit; the texts say "expected points" and never "points" alone, so nobody
+takes them for the game's score. The picture's labels are here too, for images.py to draw;
+the board's 🔎 is in render.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+from bot.presentation.i18n import Translator
+from bot.presentation.render import direction_name
+from engine import Direction
+from engine.solver import GameReview
+
+
+def title(t: Translator) -> str:
+    return t._("Game review")
+
+
+def move_title(t: Translator, number: int) -> str:
+    return t._("Move {number}", number=t.number(number))
+
+
+def your_move(t: Translator, direction: Direction) -> str:
+    return t._("Your move: {direction}", direction=direction_name(t, direction))
+
+
+def better_move(t: Translator, direction: Direction) -> str:
+    return t._("Better: {direction}", direction=direction_name(t, direction))
+
+
+def cost(t: Translator, loss: float) -> str:
+    """What a move cost, rounded up: a costly move never reads "−0"."""
+    points = max(1, math.ceil(loss))
+    return t.ngettext("−{n} expected point", "−{n} expected points", points)
+
+
+def _round_move(number: int) -> int:
+    """A move number as a reader remembers it: to the hundred, from 100 on; to the ten, from 10."""
+    step = 100 if number >= 100 else 10 if number >= 10 else 1
+    return number // step * step
+
+
+def totals(t: Translator, review: GameReview) -> str:
+    """The caption: how many moves matched the solver, and where the costliest ones began."""
+    # Rounded down: "100 %" only when every move matched, never for 99.6 %.
+    share = t.percent(math.floor(review.matched_share * 100) / 100)
+    matched = t.ngettext(
+        "{percent} of your {n} move matched the solver.",
+        "{percent} of your {n} moves matched the solver.",
+        review.moves,
+        percent=share,
+    )
+    costly = len(review.costliest)
+    if not costly:
+        return matched
+    after = _round_move(min(cost.number for cost in review.costliest) - 1)
+    if after == 0:
+        where = t.ngettext(
+            "The costly move came right at the start.",
+            "The costliest moves began right at the start.",
+            costly,
+        )
+    else:
+        where = t.ngettext(
+            "The costly move came after move {move}.",
+            "The costliest moves came after move {move}.",
+            costly,
+            move=t.number(after),
+        )
+    return f"{matched} {where}"
+
+
+def started(t: Translator) -> str:
+    """The tap's answer: the review is being made, and comes as a picture."""
+    return t._("🔎 Going through your game: the review follows in a moment.")
+
+
+def on_its_way(t: Translator) -> str:
+    return t._("Your review is on its way.")
+
+
+def stale(t: Translator) -> str:
+    """A 🔎 from before the game changed (an undo), or one forged onto another message."""
+    return t._("That button no longer works: send /review for your last finished game.")
+
+
+def not_yours(t: Translator) -> str:
+    return t._("Only the player of this game can review it.")
+
+
+def challenge_running(t: Translator, ends: str) -> str:
+    return t._(
+        "This game is part of a running challenge: its review comes once the challenge "
+        "ends, {time}.",
+        time=ends,
+    )
+
+
+def daily_running(t: Translator, seconds_left: float) -> str:
+    return t._(
+        "Your daily is still running: send /review again once the day ends, in {time}.",
+        time=t.duration(seconds_left),
+    )
+
+
+def still_playing(t: Translator) -> str:
+    return t._("Your game is still going: /review goes through it once it is over.")
+
+
+def no_game(t: Translator) -> str:
+    return t._("You have no finished game to review yet. /new starts one.")
+
+
+def no_log(t: Translator) -> str:
+    return t._("This game was played before moves were recorded, so it has no review.")
+
+
+def in_private(t: Translator) -> str:
+    return t._("Reviews are sent in our private chat: send /review there.")

@@ -1,0 +1,93 @@
+"""One player flooding the bot, in the chat and in the Mini App, as a script would: what the
+taps' budget lets through (tests/processes/test_multiprocess_limits.py, and
+benchmarks/throttles_processes.py, which times it)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Callable
+
+import aiohttp
+
+from bot.config import MINIAPP_PATH
+from bot.emulator import FakeBotApi
+from tests.support.miniapp import authorization, init_data
+
+# Chats a flooding player taps in at once (their private chat and groups): a chat's taps
+# arrive one at a time, each once the previous one was answered, and chats side by side.
+FLOOD_CHATS = 4
+# Taps waiting to be delivered in each chat, at most.
+WAITING = 5
+
+
+def tap_targets(api: FakeBotApi, user_id: int, group: int) -> list[tuple[int, int]]:
+    """A message to tap in each of the player's chats: `FLOOD_CHATS - 1` groups from
+    `group` down, and their private chat. Their own messages: a script forges its buttons."""
+    chats = [user_id, *range(group, group - FLOOD_CHATS + 1, -1)]
+    for chat in chats[1:]:
+        api.add_group(chat, f"Flooded {-chat}", admins={user_id})
+    return [(chat, api.send_text(user_id, chat, "tap")["message_id"]) for chat in chats]
+
+
+def _until(count: int | None, seconds: float | None) -> Callable[[], bool]:
+    """Whether to send one more: `count` in all, or else for `seconds`."""
+    if count is not None:
+        sent = itertools.count(1)
+        return lambda: next(sent) <= count
+    deadline = time.monotonic() + (seconds or 0.0)
+    return lambda: time.monotonic() < deadline
+
+
+async def flood_taps(
+    api: FakeBotApi,
+    user_id: int,
+    targets: list[tuple[int, int]],
+    *,
+    count: int | None = None,
+    seconds: float | None = None,
+) -> tuple[int, int]:
+    """Retired-button taps (they move nothing, so only the taps' budget refuses them) in every
+    chat of `targets` at once, `count` of them or for `seconds`: (let through, sent)."""
+    more = _until(count, seconds)
+    answers: list[dict] = []
+
+    async def chat(chat_id: int, message_id: int) -> None:
+        waiting: list[str] = []
+        while more():
+            waiting.append(api.tap(user_id, chat_id, message_id, "gone", strict=False))
+            if len(waiting) >= WAITING:
+                answers.append(await api.wait_answer(waiting.pop(0), timeout=120))
+        answers.extend([await api.wait_answer(query, timeout=120) for query in waiting])
+
+    await asyncio.gather(*(chat(*target) for target in targets))
+    refused = sum(answer.get("text", "").startswith("Easy there") for answer in answers)
+    return len(answers) - refused, len(answers)
+
+
+async def flood_page(
+    api: FakeBotApi,
+    user_id: int,
+    bases: list[str],
+    connections: int,
+    *,
+    count: int | None = None,
+    seconds: float | None = None,
+) -> tuple[int, int]:
+    """The Mini App's `open` over `connections`, each call to the next of `bases` (the bot's
+    web servers), `count` of them or for `seconds`: (let through, sent)."""
+    more = _until(count, seconds)
+    headers = authorization(init_data(api.token, user_id))
+    urls = itertools.cycle(f"{base}{MINIAPP_PATH}/api/open" for base in bases)
+    statuses: list[int] = []
+
+    async def caller(session: aiohttp.ClientSession) -> None:
+        while more():
+            async with session.post(next(urls), json={}, headers=headers) as response:
+                statuses.append(response.status)
+
+    async with aiohttp.ClientSession() as session:
+        await asyncio.gather(*(caller(session) for _ in range(connections)))
+    assert set(statuses) <= {200, 429}, f"answered {sorted(set(statuses))}"
+    return statuses.count(200), len(statuses)
