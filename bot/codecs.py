@@ -37,6 +37,7 @@ LANGUAGE_PATTERN = rf"^lang:({'|'.join(LANGUAGES)})\Z"
 CURRENT_PATTERN = r"^cur\Z"
 CURRENT_BOARD = "cur"
 DAILY_PATTERN = rf"^daily:({'|'.join(map(str, engine.SIZES))})\Z"
+REMIND_OFF_PATTERN = r"^remind:off\Z"
 # A finished game's 🔎: its id and how many actions it had, so a button from before an undo
 # (the game has changed since) is told apart from one for the game as it stands. At most
 # 3 + 15 + 1 + 7 = 26 bytes, well under Telegram's 64.
@@ -80,6 +81,11 @@ def parse_daily_button(data: str | None) -> int:
     if data is None or not re.fullmatch(DAILY_PATTERN, data):
         raise ValueError(f"not a daily button: {data!r}")
     return int(data[6:])
+
+
+def remind_off_button() -> str:
+    """The button under a daily's reminder that switches the reminders off."""
+    return "remind:off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,3 +295,16 @@ def parse_replay_args(args: list[str]) -> ReplayAsk | None:
         return ReplayAsk(best=True)
     size = parse_size(words[1])
     return None if size is None else ReplayAsk(best=True, size=size)
+
+
+def asks_reminder(args: list[str]) -> bool:
+    """Whether `/daily` is asked about its reminder: `/daily remind …`."""
+    return bool(args) and args[0].lower() == "remind"
+
+
+def parse_remind_args(args: list[str]) -> bool | None:
+    """`/daily remind` (True: on), `/daily remind off` (False); None for anything else."""
+    words = [word.lower() for word in args]
+    if words == ["remind"]:
+        return True
+    return False if words == ["remind", "off"] else None

@@ -42,13 +42,14 @@ from telegram.ext import Application
 
 from bot import metrics, profile
 from bot.app import build_application
-from bot.chat.announcements import catch_up
+from bot.chat.announcements import catch_up, remind_daily
 from bot.chat.echo import ChatEcho
 from bot.chat.endings import schedule_open_challenges
 from bot.chat.jobs import Callback, bounded, limit_for
 from bot.config import Config, Webhook
 from bot.handlers.context import BotContext
 from bot.services.redelivery import KEEP_SECONDS
+from bot.services.reminders import TURN_SECONDS
 from bot.startup import TokenRejected, reach_telegram
 from bot.storage import StorageUnavailable, open_storage
 from bot.storage.lock import DatabaseLock
@@ -396,6 +397,8 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
 
     # What a restart, an outage or another process left owed, now and every few seconds.
     every(_catch_up, config.outbox_interval, "catch-up", first=0)
+    # The day's reminders, a batch a turn from midnight on (or from the start, if it missed it).
+    every(_remind_daily, TURN_SECONDS, "daily-reminders", first=0)
     every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
     if runtime.shared is not None:
         every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
@@ -404,6 +407,10 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
 
 async def _catch_up(context: BotContext) -> None:
     await catch_up(context.bot, context.runtime)
+
+
+async def _remind_daily(context: BotContext) -> None:
+    await remind_daily(context.bot, context.runtime)
 
 
 async def _forget_old_deliveries(context: BotContext) -> None:

@@ -187,6 +187,7 @@ class ObligationKind(StrEnum):
     DAILY_CARD = "daily_card"  # post the day's card, and remember the message
     DAILY_FINAL_CARD = "daily_final_card"  # show the day's final ranking on its card
     DAILY_WINNER = "daily_winner"  # announce the day's winner among the group's members
+    DAILY_REMINDER = "daily_reminder"  # tell a player the day's daily is open (subject: day)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.services.players import PlayerService, TapBudget
 from bot.services.redelivery import UpdateLog
+from bot.services.reminders import ReminderService
 from bot.services.reviews import ReviewService
 from bot.services.sharing import SharingService
 from bot.services.stats import StatsService
@@ -93,6 +94,7 @@ class Runtime:
     daily: DailyService
     group_daily: GroupDailyService  # the daily's card in the groups that opted in
     stats: StatsService  # a player's statistics and daily streaks, read only
+    reminders: ReminderService  # the daily's reminders, owed through the outbox
     verification: VerificationService  # games' records, once their seeds may be shown
     workers: WorkerPool
     reviews: ReviewService  # finished games measured against the solver, in the picture pool
@@ -171,6 +173,7 @@ def build_runtime(
         daily=daily,
         group_daily=GroupDailyService(storage, locks, daily, outbox),
         stats=StatsService(storage),
+        reminders=ReminderService(storage, locks, outbox, clock),
         verification=VerificationService(storage),
         workers=workers,
         reviews=ReviewService(storage, workers),

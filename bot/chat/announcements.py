@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from telegram import Bot
 from telegram.error import NetworkError, RetryAfter
 
-from bot.chat import cards, daily_cards, duels
+from bot.chat import cards, daily_cards, duels, reminders
 from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
 from bot.wiring import Runtime
@@ -34,6 +34,7 @@ SENDERS: dict[ObligationKind, Sender] = {
     ObligationKind.DAILY_CARD: daily_cards.post_daily_card,
     ObligationKind.DAILY_FINAL_CARD: daily_cards.show_final_daily_card,
     ObligationKind.DAILY_WINNER: daily_cards.announce_daily_winner,
+    ObligationKind.DAILY_REMINDER: reminders.remind,
 }
 
 
@@ -85,5 +86,15 @@ async def catch_up(bot: Bot, runtime: Runtime) -> None:
             return
         await runtime.challenges.finish_overdue()
         await send_owed(bot, runtime)
+    except StorageUnavailable:
+        return
+
+
+async def remind_daily(bot: Bot, runtime: Runtime) -> None:
+    """Owe this turn's batch of the day's reminders (bot/services/reminders.py), then send
+    what is owed. During an outage this finds the database away, as `catch_up` does."""
+    try:
+        if await runtime.reminders.owe_due():
+            await send_owed(bot, runtime)
     except StorageUnavailable:
         return

@@ -30,6 +30,7 @@ from bot.handlers import (
     errors,
     groups,
     records,
+    reminders,
     reviews,
     sharing,
     stats,
@@ -72,11 +73,19 @@ async def start(update: Update, context: BotContext) -> None:
         await commands.start(update, context)
 
 
+async def daily_command(update: Update, context: BotContext) -> None:
+    """`/daily remind …`: the daily's reminder; any other `/daily`: the daily itself."""
+    if codecs.asks_reminder(context.args or []):
+        await reminders.remind(update, context)
+    else:
+        await daily.daily(update, context)
+
+
 # In the order of the menus.
 COMMANDS: tuple[Command, ...] = (
     Command("start", start, plays=True),
     Command("new", commands.new, plays=True),
-    Command("daily", daily.daily, plays=True),
+    Command("daily", daily_command, plays=True),
     Command("rules", commands.rules),
     Command("tips", commands.tips),
     Command("best", commands.best),
@@ -123,6 +132,9 @@ def register(application: Application) -> None:
     application.add_handler(CallbackQueryHandler(buttons.on_current_button, codecs.CURRENT_PATTERN))
     application.add_handler(CallbackQueryHandler(daily.on_daily_button, codecs.DAILY_PATTERN))
     application.add_handler(CallbackQueryHandler(reviews.on_review_button, codecs.REVIEW_PATTERN))
+    application.add_handler(
+        CallbackQueryHandler(reminders.on_remind_off_button, codecs.REMIND_OFF_PATTERN)
+    )
     application.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated))
     private = new & filters.ChatType.PRIVATE

@@ -15,6 +15,7 @@ from bot.codecs import parse_daily_args, parse_daily_button
 from bot.handlers.context import BotContext
 from bot.presentation import daily as texts
 from bot.presentation import group_daily as group_texts
+from bot.presentation import reminders as reminder_texts
 from bot.presentation.i18n import Translator
 from bot.services.daily import DAY_SECONDS, DailyPlay, DailyStatus, day_of
 from bot.services.group_daily import Switch
@@ -33,7 +34,11 @@ async def _text(context: BotContext, t: Translator, played: DailyPlay) -> str:
     assert played.entry is not None
     rank = await context.runtime.storage.daily_rank(daily.id, played.entry.owner_id)
     streaks = await context.runtime.stats.streaks(played.entry.owner_id)
-    return texts.finished(t, daily, played.entry, left, rank, streaks)
+    text = texts.finished(t, daily, played.entry, left, rank, streaks)
+    # Done for today: how to hear of tomorrow's, unless the player will already.
+    if await context.runtime.storage.reminded_day(played.entry.owner_id) is None:
+        text += "\n" + reminder_texts.offer(t)
+    return text
 
 
 async def _show(update: Update, context: BotContext, played: DailyPlay) -> None:

@@ -289,6 +289,13 @@ _STEPS: tuple[tuple[str, ...], ...] = (
     # 14: a job's claim names its holder, which renews its short lease while the job runs and
     # deletes its own claim alone: a lapsed claim another process took over stays theirs.
     ("ALTER TABLE job_claims ADD COLUMN holder TEXT NOT NULL DEFAULT ''",),
+    # 15: the daily's reminder, opt-in. NULL: none; else the last UTC day (YYYY-MM-DD) the
+    # player was reminded of, or switched it on. The batch that owes the day's reminders sets
+    # it in the statement that picks its players, so each gets one a day across processes.
+    (
+        "ALTER TABLE players ADD COLUMN reminded_day TEXT",
+        "CREATE INDEX players_to_remind ON players (reminded_day) WHERE reminded_day IS NOT NULL",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

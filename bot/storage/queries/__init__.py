@@ -20,6 +20,7 @@ from bot.storage.queries.outbox import OutboxQueries
 from bot.storage.queries.players import PlayerQueries
 from bot.storage.queries.records import RecordQueries
 from bot.storage.queries.redelivery import RedeliveryQueries
+from bot.storage.queries.reminders import ReminderQueries
 from bot.storage.queries.stats import StatsQueries
 
 
@@ -34,5 +35,6 @@ class Storage(
     DailyQueries,
     GroupDailyQueries,
     StatsQueries,
+    ReminderQueries,
 ):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""

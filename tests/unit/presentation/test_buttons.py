@@ -18,7 +18,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 import engine
-from bot.presentation import captions, daily, leaderboards, render
+from bot.presentation import captions, daily, leaderboards, reminders, render
 from bot.presentation.i18n import LANGUAGES, translator
 
 ROW_WIDTH = 40
@@ -68,6 +68,7 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
         "current_board_keyboard": [render.current_board_keyboard(t)],
         "daily_keyboard": [render.daily_keyboard(t)],
         "daily_link_keyboard": [daily.daily_link_keyboard(t, "https://t.me/bot?start=x")],
+        "reminder_keyboard": [reminders.reminder_keyboard(t)],
         "challenge_keyboard": [leaderboards.challenge_keyboard(t, "https://t.me/bot?start=x")],
         "card_keyboard": [
             captions.card_keyboard(t, "https://t.me/bot?start=d1_2_abcdefgh", shared=1),
@@ -79,7 +80,7 @@ def _keyboards(language: str) -> dict[str, list[InlineKeyboardMarkup]]:
 def test_every_keyboard_builder_is_measured():
     builders = {
         name
-        for module in (render, leaderboards, captions, daily)
+        for module in (render, leaderboards, captions, daily, reminders)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and inspect.signature(function).return_annotation.startswith("InlineKeyboardMarkup")
