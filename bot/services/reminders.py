@@ -53,6 +53,10 @@ class ReminderService:
         self._locks = locks
         self._outbox = outbox
         self._clock = clock
+        # The day whose reminders were all owed when this process last looked: none becomes
+        # due again that day (a player who switches on is reminded from the next), so the
+        # looks stop until midnight.
+        self._all_owed: str | None = None
 
     async def switch_on(self, user_id: int) -> float:
         """Remind the player when each next daily opens; the seconds until the first does."""
@@ -72,7 +76,10 @@ class ReminderService:
         none if no player is owed one or another process has the turn."""
         now = self._clock()
         day, _ = day_of(now)
+        if day == self._all_owed:
+            return []
         if not await self.storage.reminders_due(day):
+            self._all_owed = day
             return []
         async with self.storage.transaction():
             if not await self.storage.take_reminder_turn(now, now + TURN_HELD):
