@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -19,7 +19,7 @@ from bot.config import Webhook
 from bot.storage import open_storage
 from tests.support.boards import button_data, buttons
 from tests.support.daily import DayClock
-from tests.support.databases import count_rows, disown_actions, execute_sql
+from tests.support.databases import count_rows, disown_actions
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import PUBLIC_URL, SECRET, free_port
 
@@ -192,10 +192,11 @@ async def test_a_player_who_blocked_the_bot_gets_no_more_reminders(
 
 
 async def test_two_processes_send_each_player_one_reminder(api, postgres):
-    """Two webhook processes on one database: 50 players who asked for the reminder before
-    a midnight the processes missed each get today's reminder once, within Telegram's limits."""
+    """Two webhook processes on one database, one clock: 50 players who asked for the
+    reminder each get the next day's reminder once, within Telegram's limits."""
+    clock = DayClock()
     webhooks = [Webhook(PUBLIC_URL, SECRET, port=free_port(), listen="127.0.0.1") for _ in "ab"]
-    pair = [RunningBot(api, postgres, webhook=webhook) for webhook in webhooks]
+    pair = [RunningBot(api, postgres, webhook=webhook, clock=clock) for webhook in webhooks]
     await asyncio.gather(*(bot.start() for bot in pair))
     try:
         api.webhook_targets = [f"http://127.0.0.1:{w.port}/{w.path}" for w in webhooks]
@@ -203,9 +204,8 @@ async def test_two_processes_send_each_player_one_reminder(api, postgres):
         for player in players:
             (on,) = await player.send("/daily remind")
             assert "Reminder on" in on
-        two_days_ago = (datetime.now(UTC).date() - timedelta(days=2)).isoformat()
         mark = api.mark()
-        await execute_sql(postgres, "UPDATE players SET reminded_day = ?", two_days_ago)
+        clock.next_day()
         for player in players:  # in whatever order they go
             await api.wait_request(
                 "sendMessage", after=mark, chat_id=player.id, text=lambda t: OPEN in t
@@ -213,7 +213,7 @@ async def test_two_processes_send_each_player_one_reminder(api, postgres):
         await asyncio.gather(*(_looks(bot) for bot in pair))
         assert [len(_reminders(api, player.id)) for player in players] == [1] * len(players)
         assert [r for r in api.find_requests(after=mark, ok=False) if r.error_code == 429] == []
-        today = datetime.now(UTC).date().isoformat()
+        today = datetime.fromtimestamp(clock(), UTC).date().isoformat()
         assert await count_rows(postgres, "players", "reminded_day = ?", today) == len(players)
         assert await count_rows(postgres, "outbox", "sent_at IS NULL") == 0
     finally:
