@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import engine
+from benchmarks.pictures import draw_all, report
 from bot.presentation import images
 from bot.presentation.i18n import LANGUAGES, translator
 from engine.solver import best_move
@@ -93,28 +93,9 @@ def _card_positions() -> list[images.CardFigures]:
 
 
 def bench_cards() -> bool:
-    positions = _card_positions()
-    images.card_png(translator("en"), positions[0])  # fonts and tiles loaded once
-    times, sizes = [], []
-    for language in LANGUAGES:
-        t = translator(language)
-        for figures in positions:
-            start = time.process_time()
-            png = images.card_png(t, figures)
-            times.append((time.process_time() - start) * 1000)
-            sizes.append(len(png))
-    times.sort()
-    p95 = times[int(len(times) * 0.95)]
+    times, sizes = draw_all(images.card_png, _card_positions())
     print(f"cards: {len(times)} (4×4, 5×5, 6×6 in {', '.join(LANGUAGES)})")
-    print(
-        f"  time per card: mean {statistics.mean(times):.1f} ms, p95 {p95:.1f} ms, "
-        f"max {times[-1]:.1f} ms (target {CARD_TARGET_MS:.0f} ms)"
-    )
-    print(
-        f"  size: mean {statistics.mean(sizes) / 1000:.0f} KB, max {max(sizes) / 1000:.0f} KB "
-        f"(target {CARD_TARGET_BYTES / 1000:.0f} KB)"
-    )
-    return p95 <= CARD_TARGET_MS and max(sizes) <= CARD_TARGET_BYTES
+    return report("time per card", times, sizes, CARD_TARGET_MS, CARD_TARGET_BYTES)
 
 
 def bench_replay() -> bool:

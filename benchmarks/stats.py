@@ -31,6 +31,7 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
+from benchmarks.pictures import draw_all, report
 from bot.models import Daily
 from bot.presentation import charts
 from bot.presentation.i18n import LANGUAGES, translator
@@ -71,28 +72,9 @@ def _figures() -> list[charts.ChartFigures]:
 
 
 def bench_drawing() -> bool:
-    positions = _figures()
-    charts.chart_png(translator("en"), positions[-1])  # fonts loaded once
-    times, sizes = [], []
-    for language in LANGUAGES:
-        t = translator(language)
-        for figures in positions:
-            start = time.process_time()
-            png = charts.chart_png(t, figures)
-            times.append((time.process_time() - start) * 1000)
-            sizes.append(len(png))
-    times.sort()
-    p95 = times[int(len(times) * 0.95)]
+    times, sizes = draw_all(charts.chart_png, _figures())
     print(f"charts: {len(times)} (1 to 30 games in {', '.join(LANGUAGES)})")
-    print(
-        f"  drawing, CPU time: mean {statistics.mean(times):.1f} ms, p95 {p95:.1f} ms, "
-        f"max {times[-1]:.1f} ms (target {TARGET_MS:.0f} ms)"
-    )
-    print(
-        f"  size: mean {statistics.mean(sizes) / 1000:.0f} KB, max {max(sizes) / 1000:.0f} KB "
-        f"(target {TARGET_BYTES / 1000:.0f} KB)"
-    )
-    return p95 <= TARGET_MS and max(sizes) <= TARGET_BYTES
+    return report("drawing", times, sizes, TARGET_MS, TARGET_BYTES)
 
 
 async def bench_pool() -> None:
