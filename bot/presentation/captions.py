@@ -30,7 +30,7 @@ def card_caption(t: Translator, owner: Player, game: engine.Game) -> str:
         name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
-        tile=game.highest,
+        tile=t.tile(game.highest),
     )
 
 

@@ -51,7 +51,7 @@ def standing_line(t: Translator, standing: Standing) -> str:
         rank=standing.rank,
         name=player_name(t, standing.name, standing.user_id),
         score=t.number(standing.score),
-        tile=standing.highest,
+        tile=t.tile(standing.highest),
         moves=t.ngettext("{n} move", "{n} moves", standing.moves),
     )
 

@@ -332,7 +332,7 @@ def record_lines(t: Translator, record: Record, *, win_rate: bool = False) -> li
     lines = [
         t._("Best score: {score}", score=t.number(record.best_score)),
         played,
-        t._("Highest tile: {tile}", tile=str(record.highest_tile)),
+        t._("Highest tile: {tile}", tile=t.tile(record.highest_tile)),
     ]
     if record.fewest_moves_to_win is not None:
         lines.append(

@@ -118,7 +118,7 @@ def hint_toast(t: Translator, result: HintResult, *, owner: str | None = None) -
 
 def hint_reason(t: Translator, reason: Reason) -> str:
     """Why the hinted move is good, as a clause that follows the move's name."""
-    tile = t.number(reason.tile)
+    tile = t.tile(reason.tile)
     if reason.kind is ReasonKind.EVERY_OTHER_LOSES_CORNER:
         return t._("every other move loses the corner")
     if reason.kind is ReasonKind.JOINS:
