@@ -143,7 +143,7 @@ def board_text(
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
-        banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
+        banner = "🏁 " + t._("This challenge has ended. Your score is final.")
     if daily is not None and daily[1] is not None:
         banner = daily[1]
     if banner:

@@ -34,6 +34,10 @@ def welcome(t: Translator, name: str) -> str:
     )
 
 
+def welcome_back(t: Translator, name: str) -> str:
+    return t._("Welcome back, {name}! Here's your game.", name=name)
+
+
 def rules(t: Translator) -> str:
     return "\n\n".join(
         [
@@ -112,7 +116,7 @@ def rules(t: Translator) -> str:
             ),
             t._(
                 "<b>Challenges.</b> In a group challenge, everyone gets the same tiles and plays "
-                "until the time runs out. Your score then counts as it stands."
+                "until the time runs out. Then every score is final."
             ),
         ]
     )

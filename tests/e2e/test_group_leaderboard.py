@@ -96,14 +96,14 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     await challenge_with_bob(api, anna, bob, GROUP)
     (best,) = await anna.send("/best", chat_id=GROUP)
     assert "Nobody in this group has a score" not in best
-    assert "Running challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
+    assert "Live challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
     assert "tap “Play” on the challenge message above" in best  # no links here
 
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t)
     (best,) = await bob.send("/best", chat_id=GROUP)
-    assert "Running challenge" not in best
+    assert "Live challenge" not in best
     assert re.search(
         r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: \u2068Bob\u2069 won met \d+", best
     )

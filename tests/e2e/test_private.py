@@ -55,6 +55,26 @@ async def test_start_again_shows_the_same_game(api, bot):
     assert grid(again) == grid(first)
 
 
+@pytest.mark.parametrize(
+    ("language", "back"),
+    [
+        ("en", "Welcome back, {}! Here’s your game."),
+        ("nl", "Welkom terug, {}! Hier is je spel."),
+        ("de", "Willkommen zurück, {}! Hier ist dein Spiel."),
+    ],
+)
+async def test_start_introduces_the_game_once_and_then_just_brings_the_board_back(
+    api, bot, language, back
+):
+    anna = User(api, 101, "Anna", language)
+    welcome, _ = await anna.send("/start", replies=2)
+    assert "/rules" in welcome
+    first = anna.board()
+    welcome, _ = await anna.send("/start", replies=2)
+    assert welcome == back.format(isolated("Anna"))
+    assert grid(anna.board()) == grid(first)
+
+
 @pytest.mark.parametrize(("label", "size"), [("Classic", 4), ("Large", 5), ("Huge", 6)])
 async def test_new_game_menu_offers_each_size(api, bot, label, size):
     anna = User(api, 101, "Anna")
@@ -347,7 +367,7 @@ async def test_forged_buttons_get_a_clear_answer_and_change_nothing(api, bot, da
     assert await stored_game(bot.database, 101, 101) == before
     assert api.stored_message(101, board.message_id).text == board.text
     welcome, _ = await anna.send("/start", replies=2)
-    assert welcome.startswith(f"Hi {isolated('Anna')}")  # still her own language
+    assert welcome.startswith(f"Welcome back, {isolated('Anna')}!")  # still her own language
 
 
 async def test_another_players_game_id_cannot_be_played_from_my_chat(api, bot):
