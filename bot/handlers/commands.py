@@ -113,22 +113,9 @@ async def _leaderboard(update: Update, context: BotContext, audience: Audience) 
     reply(context.application, update, text)
 
 
-async def _speaks_for_group(update: Update, context: BotContext) -> bool:
-    """An admin of the group, or an anonymous admin writing as the group itself."""
-    audience = context.audience
-    if audience.as_group:
-        message = update.effective_message
-        return (
-            message is not None
-            and message.sender_chat is not None
-            and (message.sender_chat.id == audience.chat_id)
-        )
-    return await context.is_admin(audience.chat_id, audience.player.user_id)
-
-
 async def language(update: Update, context: BotContext) -> None:
     audience = context.audience
-    if audience.in_group and not await _speaks_for_group(update, context):
+    if audience.in_group and not await context.speaks_for_group(update.effective_message):
         reply(
             context.application,
             update,
