@@ -35,7 +35,7 @@ async def share(update: Update, context: BotContext) -> None:
     t = audience.for_chat
     stored = await context.runtime.sharing.subject(audience.chat_id, audience.player.user_id)
     if stored is None or stored.game.moves == 0:
-        reply(context.application, update, captions.nothing_to_show(t))
+        reply(context.application, update, captions.nothing_to_show(t, started=stored is not None))
         return
     await post_card(context.application, update, audience.chat_id, stored, t)
 
@@ -61,7 +61,7 @@ async def replay(update: Update, context: BotContext) -> None:
             )
             return
     if stored is None or stored.game.moves == 0:
-        reply(context.application, update, captions.nothing_to_show(t))
+        reply(context.application, update, captions.nothing_to_show(t, started=stored is not None))
         return
     if stored.actions is None:
         reply(context.application, update, t._("This game is too old to replay."))

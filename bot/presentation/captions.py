@@ -119,7 +119,11 @@ def challenge_running(t: Translator) -> str:
     )
 
 
-def nothing_to_show(t: Translator) -> str:
+def nothing_to_show(t: Translator, *, started: bool) -> str:
+    """Why there is no picture or replay yet: no game at all, or (`started`) a game still
+    without a move, which is on the player's screen, where /new would only bring another."""
+    if started:
+        return t._("Make a move first: there's nothing to show yet.")
     return t._("You have no game to show yet. /new starts one.")
 
 

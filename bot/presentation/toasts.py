@@ -52,6 +52,12 @@ def tap_answer(
     return said  # alone, every toast fits: tests/unit/presentation/test_toasts.py
 
 
+def too_fast(t: Translator) -> str:
+    """A player over their taps' budget, tapping in the chat or swiping on the page: the
+    words name neither gesture, so one sentence is true on both."""
+    return t._("Easy there: too fast for me. Try again in a moment.")
+
+
 def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> str | None:
     """What a tap's answer says, if anything; `owner`: whose game a NOT_YOURS tap was on.
 
@@ -78,7 +84,7 @@ def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> 
     if status is TapStatus.UNKNOWN_GAME:
         return t._("This board is no longer available. /start shows your game.")
     if status is TapStatus.THROTTLED:
-        return t._("Easy there: too many taps at once. Try again in a moment.")
+        return too_fast(t)
     return None
 
 

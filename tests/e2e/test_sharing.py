@@ -116,6 +116,15 @@ async def test_share_without_a_game_says_how_to_start_one(api, bot):
     assert not api.find_requests("sendPhoto")
 
 
+async def test_share_before_the_first_move_asks_for_one(api, bot):
+    """The board is on screen: /new would only bring another empty one."""
+    anna = User(api, 101, "Anna")
+    await anna.open_board()
+    (text,) = await anna.send("/share")
+    assert text == "Make a move first: there’s nothing to show yet."
+    assert not api.find_requests("sendPhoto")
+
+
 async def test_won_and_finished_boards_get_a_share_button_when_inline_mode_is_on(
     inline_api, inline_bot
 ):

@@ -121,3 +121,12 @@ def test_texts_use_typographic_quotes_and_apostrophes(language):
         for text in strings if message.id else ():
             words = TAG.sub("", text)  # attribute quotes are markup, not text
             assert "'" not in words and '"' not in words, f"{language}: {text!r}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_rules_name_the_buttons_as_they_are_labelled(language):
+    # A renamed button must take /rules with it: a player looks for the words they read.
+    t = translator(language)
+    text = rules(t)
+    for label in ("👆 " + t._("Swipe"), "💡 " + t._("Hint")):
+        assert label in text, f"{language}: /rules never says {label!r}"
