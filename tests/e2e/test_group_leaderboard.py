@@ -48,7 +48,7 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
     message = api.stored_message(GROUP, reply.result["message_id"])
     lines = message.text.split("\n")
-    assert lines[:3] == [f"Top scores in {isolated('2048 Club')}", "", "Classic 4×4"]
+    assert lines[:3] == [f"Best scores in {isolated('2048 Club')}", "", "Classic 4×4"]
     assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
     assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 points · highest tile 128")
@@ -80,7 +80,7 @@ async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, 
     (best,) = await ghost.send("/best", chat_id=GROUP)
     assert "\u202e" not in best
     lines = best.split("\n")
-    assert lines[0] == f"Top scores in {isolated('bulC')}"
+    assert lines[0] == f"Best scores in {isolated('bulC')}"
     assert lines[3].startswith(f"1. {isolated('yrollam')}: 2,000")
     assert lines[4].startswith("2. Player 4321: 1,000")
     answer, _ = await ghost.tap(mallory_board, "⬅️", edit=False)

@@ -245,26 +245,54 @@ EVERYWHERE = {
 
 
 @pytest.mark.parametrize(
-    ("language", "description", "group_best"),
+    ("language", "description", "best", "group_best", "group_language"),
     [
-        ("en", "How to play", "The group’s best scores and challenges"),
-        ("nl", "Spelregels", "De beste scores en uitdagingen van de groep"),
-        ("de", "Spielregeln", "Die Highscores und Herausforderungen der Gruppe"),
-        ("fr", "How to play", "The group’s best scores and challenges"),
+        (
+            "en",
+            "How to play",
+            "Your best scores and records",
+            "The group’s best scores and challenges",
+            "Choose the group’s language (admins)",
+        ),
+        (
+            "nl",
+            "Spelregels",
+            "Je beste scores en records",
+            "De beste scores en uitdagingen van de groep",
+            "Kies de taal van de groep (beheerders)",
+        ),
+        (
+            "de",
+            "Spielregeln",
+            "Deine Highscores und Rekorde",
+            "Die Highscores und Herausforderungen der Gruppe",
+            "Sprache der Gruppe wählen (Admins)",
+        ),
+        (
+            "fr",
+            "How to play",
+            "Your best scores and records",
+            "The group’s best scores and challenges",
+            "Choose the group’s language (admins)",
+        ),
     ],
 )
 async def test_command_menus_are_set_per_language_and_per_kind_of_chat(
-    api, bot, language, description, group_best
+    api, bot, language, description, best, group_best, group_language
 ):
-    """Private chats do not list /challenge, which only works in groups; groups list it."""
+    """Private chats do not list /challenge, which only works in groups; groups list it.
+
+    /best and /language do something else in a group, and their group lines say so.
+    """
     user = User(api, 103, "Lou", language)
     private = {c["command"]: c["description"] for c in api.commands_for(user.id, user.id)}
-    assert private["rules"] == description
+    assert private["rules"] == description and private["best"] == best
     assert set(private) == EVERYWHERE
     api.add_group(-100700, "Lou's club", admins=set(), members=[user.id])
     group = {c["command"]: c["description"] for c in api.commands_for(-100700, user.id)}
     assert set(group) == EVERYWHERE | {"challenge"}
     assert group["rules"] == description and group["best"] == group_best
+    assert group["language"] == group_language and private["language"] != group_language
     (help_text,) = await user.send("/help")
     assert "/challenge" not in help_text and "/view" in help_text
 
