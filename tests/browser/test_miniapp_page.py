@@ -229,6 +229,41 @@ async def test_big_tiles_read_as_in_the_chat_drawn_or_merged_on_the_page(api, we
         assert shown.count("128k") == 2 and len(shown) == 4  # and the 2, and the new tile
 
 
+# Right keeps the 512 in its corner; down, the one other move, pulls it out.
+CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+@SQLITE_ONLY
+async def test_a_hint_is_an_arrow_on_the_board_with_its_reason(api, webbot):
+    anna = User(api, 101, "Anna", "de")
+    board = await anna.open_board()
+    expected = Expected(await put_board(webbot.database, 101, 101, CORNER))
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        arrow = page.locator("#arrow")
+        await page.get_by_role("button", name="💡 Tipp").click()
+        await arrow.wait_for()
+        assert await arrow.get_attribute("data-direction") == "right"
+        turn = "getComputedStyle(document.querySelector('#arrow b')).rotate"
+        assert await page.evaluate(turn) == "none"  # the glyph points right as it is
+        reason = "mit jedem anderen Zug verlierst du die Ecke"
+        assert await page.locator("#arrow b").text_content() == "➜"
+        assert await page.locator("#arrow-reason").text_content() == reason
+        # A picture only; in words, a live region says the move and why.
+        assert await arrow.get_attribute("aria-hidden") == "true"
+        status = page.get_by_role("status")
+        assert await status.inner_text() == f"💡 Versuch es mit ➡️ nach rechts: {reason}."
+        await arrow.wait_for(state="hidden")  # gone by itself after a few seconds
+        await page.get_by_role("button", name="💡 Tipp").click()
+        await arrow.wait_for()
+        await swipe(phone_, "right")  # the next move takes it away
+        assert await arrow.is_hidden()
+        expected.act("right")
+        await shows(page, expected.game)
+        assert await arrow.is_hidden()
+
+
 def _pixel(image: Image.Image, x: float, y: float) -> tuple[int, int, int]:
     return image.getpixel((round(x), round(y)))[:3]
 

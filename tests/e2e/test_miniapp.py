@@ -531,6 +531,41 @@ async def stored_actions(database, game: int) -> str:
     return stored.actions
 
 
+# Right keeps the 512 in its corner; down, the one other move, pulls it out.
+CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    ("language", "reason", "toast"),
+    [
+        ("en", "every other move loses the corner", "💡 Try ➡️ right: {reason}."),
+        ("nl", "met elke andere zet raak je de hoek kwijt", "💡 Probeer ➡️ rechts: {reason}."),
+        (
+            "de",
+            "mit jedem anderen Zug verlierst du die Ecke",
+            "💡 Versuch es mit ➡️ nach rechts: {reason}.",
+        ),
+    ],
+)
+async def test_the_pages_hint_names_the_move_and_why_in_the_players_language(
+    api, webbot, http, language, reason, toast
+):
+    anna = User(api, 101, "Anna", language)
+    board = await anna.open_board()
+    await put_board(webbot.database, 101, 101, CORNER)
+    anna_page = page(http, webbot, 101, language=language)
+    answer = await anna_page.post("hint", game=game_id(board))
+    assert (answer["hint"], answer["reason"]) == ("right", reason)
+    assert answer["toast"] == toast.format(reason=reason)  # the chat's own sentence
+    # The chat's board marks the same move.
+    await eventually(
+        lambda: any(
+            label.startswith("➡️") and label.endswith("💡")
+            for label in buttons(api.stored_message(101, board.message_id))
+        )
+    )
+
+
 async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows(api, webbot, http):
     anna, bob = User(api, 101, "Anna"), User(api, 202, "Bob")
     api.add_group(GROUP, "2048 Club", admins={anna.id})
@@ -545,7 +580,7 @@ async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows
     assert state["hints"] is False
     refused = await bob_page.post("hint", game=state["game"])
     assert refused["toast"] == "Hints are off in challenges: everyone plays on their own."
-    assert refused["hint"] is None
+    assert refused["hint"] is None and refused["reason"] is None
     assert await count_rows(webbot.database, "games", "hints > 0") == 0
     mark = api.mark()
     for direction in ("left", "right", "up", "down"):

@@ -291,6 +291,8 @@ class Api:
         return await self._state(latest, call.language, result)
 
     async def hint(self, call: Call) -> dict[str, Any]:
+        """The hinted move (`hint`, a direction) and its reason (`reason`, a clause or None),
+        for the page's arrow; its toast is the chat's sentence, which a screen reader hears."""
         stored = await self._game(call)
         app = self.app
         if not app.hint_throttle.allow(call.user.id):
@@ -300,7 +302,11 @@ class Api:
         if result.status is HintStatus.SHOWN:
             await app.chat.redraw(shown, call.language)
         state = await self._state(shown, call.language)
-        state["toast"] = toasts.hint_toast(translator(call.language), result)
+        t = translator(call.language)
+        state["toast"] = toasts.hint_toast(t, result)
+        # The clause the page writes beside its arrow: the chat's own words for the reason.
+        reason = result.reason if result.status is HintStatus.SHOWN else None
+        state["reason"] = None if reason is None else toasts.hint_reason(t, reason)
         return state
 
     async def new(self, call: Call) -> dict[str, Any]:

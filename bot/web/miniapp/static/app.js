@@ -187,6 +187,11 @@ async function share() {
   }
 }
 
+/* 💡: the hinted move drawn as an arrow on the board, with its reason. */
+async function hint() {
+  if ((await once("hint", {})) && state.hint) board.point(state.hint, state.reason);
+}
+
 async function startNew(size) {
   queue = [];
   if (await once("new", { size })) gameStarted();
@@ -209,7 +214,7 @@ async function togglePalette() {
 function wire() {
   listen($("board"), act);
   $("undo").addEventListener("click", () => act("undo"));
-  $("hint").addEventListener("click", () => once("hint", {}));
+  $("hint").addEventListener("click", hint);
   $("new").addEventListener("click", () => board.showSizes());
   $("share").addEventListener("click", share);
   $("contrast").addEventListener("click", togglePalette);

@@ -5,6 +5,8 @@
 
 // As long as style.css's --slide; a player who asks for less motion gets instant moves.
 export const SLIDE_MS = matchMedia("(prefers-reduced-motion: reduce)").matches ? 0 : 100;
+// Milliseconds a hint's arrow stays on the board, unless a move ends it first.
+const ARROW_MS = 4000;
 // The page's elements, by id.
 export const $ = (id) => document.getElementById(id);
 
@@ -24,6 +26,7 @@ export class Board {
     this.state = null; // the game last drawn
     this.tiles = new Map(); // cell index -> tile element
     this.receivedAt = 0;
+    this.arrowTimer = 0;
   }
 
   /* The page's fixed texts in the player's language, and every tile's label. */
@@ -42,6 +45,21 @@ export class Board {
 
   say(text) {
     $("toast").textContent = text || "";
+  }
+
+  /* The hinted move as an arrow across the board, with its reason, until the next move or
+   * ARROW_MS. It is a picture only: the toast, a live region, says the same in words. */
+  point(direction, reason) {
+    $("arrow").dataset.direction = direction;
+    $("arrow-reason").textContent = reason || "";
+    $("arrow").hidden = false;
+    clearTimeout(this.arrowTimer);
+    this.arrowTimer = setTimeout(() => this.unpoint(), ARROW_MS);
+  }
+
+  unpoint() {
+    clearTimeout(this.arrowTimer);
+    $("arrow").hidden = true;
   }
 
   /* Why there is no game to show (null: there is one), and whether trying again may help. */
@@ -201,6 +219,7 @@ export class Board {
   /* A new state from the server: draw it, popping in what the local slide did not predict. */
   show(next, predicted) {
     const resized = !this.state || this.state.size !== next.size;
+    if (next.game !== this.state?.game || next.seq !== this.state?.seq) this.unpoint();
     this.state = next;
     this.receivedAt = Date.now();
     if (resized) this.drawCells();
@@ -230,6 +249,7 @@ export class Board {
   /* Slide the tiles on screen as slide.js says; merged pairs become one tile when they meet,
    * SLIDE_MS later. Returns how many pairs merge. */
   slide(result) {
+    this.unpoint();
     const moved = new Map();
     let merges = 0;
     for (const move of result.moves) {
