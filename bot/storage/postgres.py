@@ -179,6 +179,27 @@ _SPEND_TAP = f"""
         {", ".join(f"g.{column}" for column in GAME_COLUMNS.split(", "))}
     FROM spent LEFT JOIN games AS g ON g.id = $5::bigint
 """
+# A throttle's bucket $1 for key $2 (its rate and burst among `wanted`): its tokens now.
+_THROTTLE_TOKENS = f"""(
+    SELECT LEAST(w.burst, t.tokens + ({_NOW} - t.spent_at) * w.rate)
+    FROM wanted AS w WHERE w.name = t.name AND w.key = t.key
+)"""
+# Spend one token of each throttle bucket asked ($1 names, $2 keys, $3 rates, $4 bursts),
+# in one statement, so processes spending at once queue on the rows. A bucket with none
+# left is not written; true when every one had a token. A new bucket starts full.
+_SPEND_THROTTLES = f"""
+    WITH wanted (name, key, rate, burst) AS (
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::float8[])
+    ), spent AS (
+        INSERT INTO throttles AS t (name, key, tokens, spent_at)
+        SELECT name, key, burst - 1, {_NOW} FROM wanted
+        ON CONFLICT (name, key) DO UPDATE SET
+            tokens = {_THROTTLE_TOKENS} - 1, spent_at = {_NOW}
+        WHERE {_THROTTLE_TOKENS} >= 1
+        RETURNING 1
+    )
+    SELECT count(*) = cardinality($1::text[]) FROM spent
+"""
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
 # started inside inherit the variable; the task check keeps them off the connection.
@@ -545,6 +566,14 @@ class PostgresStorage(Storage):
             return None
         game = None if row[5] is None else game_from_row(tuple(row[5:]))
         return player_from_row(user_id, tuple(row[:4])), row[4], game
+
+    async def spend_throttles(self, buckets: Sequence[tuple[str, int, float, float]]) -> bool:
+        """Spend one token of each (throttle, user or group, rate, burst) bucket, kept for
+        every process in `throttles`, in one statement: whether every one had it."""
+        names, keys, rates, bursts = (list(column) for column in zip(*buckets, strict=True))
+        row = await self._statement(_SPEND_THROTTLES, names, keys, rates, bursts)
+        assert row is not None
+        return bool(row[0])
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

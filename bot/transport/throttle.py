@@ -1,26 +1,50 @@
-"""Per-user tap throttling: generous enough for the fastest thumbs, firm against scripts.
+"""Per-user throttling: generous enough for the fastest thumbs, firm against scripts.
 
-A token bucket per user: `burst` taps at once, refilled at `rate` taps per second. A human
+A token bucket per user (or group): `burst` at once, refilled at `rate` a second. A human
 rarely sustains more than five taps a second; a script sends hundreds.
+
+A throttle with a `ledger` (the database every process of the bot shares) is one budget for
+all of them: this process's bucket is asked first, so a flood through it costs no
+statement, then the shared one decides. Without one (a SQLite file, one process) this
+process's bucket is the whole budget.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from cachetools import TTLCache
 
 MAX_TRACKED_USERS = 100_000
+# A bucket to spend in the shared ledger: (throttle's name, user or chat, rate, burst).
+SharedBucket = tuple[str, int, float, float]
+
+
+class ThrottleLedger(Protocol):
+    """Where every process of the bot spends the throttles they share (the database)."""
+
+    async def spend_throttles(self, buckets: Sequence[SharedBucket]) -> bool:
+        """Spend one token of each bucket, in one statement; whether every one had it."""
 
 
 class Throttle:
     def __init__(
-        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+        self,
+        rate: float,
+        burst: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        name: str = "",
+        ledger: ThrottleLedger | None = None,
     ) -> None:
+        """`name` and `ledger`: the bucket every process shares, if any (`spend`)."""
         self._rate = rate
         self._burst = burst
         self._clock = clock
+        self._name = name
+        self._ledger = ledger
         # (tokens, when) per user. A bucket untouched for burst / rate seconds is full again,
         # the same as no bucket at all, so it may be forgotten.
         self._buckets: TTLCache[int, tuple[float, float]] = TTLCache(
@@ -28,6 +52,7 @@ class Throttle:
         )
 
     def allow(self, user_id: int) -> bool:
+        """This process's bucket alone."""
         now = self._clock()
         tokens, since = self._buckets.get(user_id, (self._burst, now))
         tokens = min(self._burst, tokens + (now - since) * self._rate)
@@ -36,3 +61,26 @@ class Throttle:
             return False
         self._buckets[user_id] = (tokens - 1, now)
         return True
+
+    def shared(self, key: int) -> tuple[ThrottleLedger, SharedBucket] | None:
+        """`key`'s bucket in the ledger every process shares; None without one."""
+        if self._ledger is None:
+            return None
+        return self._ledger, (self._name, key, self._rate, self._burst)
+
+    async def spend(self, key: int) -> bool:
+        """Whether `key` is within the budget every process shares (`spend_all`)."""
+        return await spend_all((self, key))
+
+
+async def spend_all(*asks: tuple[Throttle, int]) -> bool:
+    """Whether every (throttle, key) asked is within its budget: each spends this process's
+    bucket, then, if all of those allow, the shared buckets in one statement (one ledger:
+    the process has one database)."""
+    allowed = [throttle.allow(key) for throttle, key in asks]
+    if not all(allowed):
+        return False
+    shared = [bucket for throttle, key in asks if (bucket := throttle.shared(key)) is not None]
+    if not shared:
+        return True
+    return await shared[0][0].spend_throttles([bucket for _, bucket in shared])
