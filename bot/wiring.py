@@ -11,7 +11,7 @@ never asks which mode it runs in.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -81,6 +81,12 @@ class SharedStorage(SharedBudgets, ThrottleLedger, Protocol):
     ) -> tuple[Player, str | None, StoredGame | None] | None:
         """Spend one of the player's taps, counted for every process, and read the player,
         the group's language and the tapped game (`TapLedger`)."""
+
+    async def spend_message(
+        self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
+    ) -> tuple[Player, str | None] | None:
+        """Spend a message's throttle buckets and read the player and the group's language
+        (`TapLedger`)."""
 
 
 @dataclass

@@ -7,11 +7,11 @@ their own, more generous throttle per user: most cost no message in the chat, an
 post one (a size menu, a board) post at most one of each per player at a time
 (bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
 write. A player's taps are one budget for all the bot's processes: with a shared database
-it is kept in the player's row, and spent by the read their tap makes anyway; their
-messages, their group's, their inline queries and their hints are one budget too, spent
-by one statement (`Throttle.spend`). A sender so
-far ahead that their updates no longer wait in their chat's order (bot/transport/updates.py)
-is refused at once by `OverflowRefusal`.
+it is kept in the player's row, and spent by the read their tap makes anyway. Their
+messages and their group's are one budget too, spent by the read of the sender their
+bookkeeping makes anyway; their inline queries and hints by one statement each
+(`Throttle.spend`). A sender so far ahead that their updates no longer wait in their chat's
+order (bot/transport/updates.py) is refused at once by `OverflowRefusal`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from bot.chat.posts import answer
 from bot.handlers.context import GROUP_TYPES, BotContext, tapped_game
 from bot.models import Player
 from bot.presentation.i18n import player_language, resolve_language, translator
-from bot.transport.throttle import MAX_TRACKED_USERS, spend_all
+from bot.transport.throttle import MAX_TRACKED_USERS, spend_here
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
@@ -113,10 +113,19 @@ async def _drop_excess_messages(update: Update, context: BotContext) -> None:
     if message.migrate_to_chat_id is not None or message.migrate_from_chat_id is not None:
         return  # a group's upgrade notice costs no reply, and the bot must follow the group
     runtime = context.runtime
+    in_group = chat.type in GROUP_TYPES
     asks = [(runtime.message_throttle, user.id)]
-    if chat.type in GROUP_TYPES:
+    if in_group:
         asks.append((runtime.group_message_throttle, chat.id))
-    if await spend_all(*asks):
+    buckets = spend_here(*asks)
+    if buckets == []:
         return
+    if buckets is not None:
+        # Spent by the read of the sender its bookkeeping makes anyway.
+        context.tapper = await runtime.players.spend_message(
+            chat.id, user.id, buckets, in_group=in_group
+        )
+        if context.tapper is not None:
+            return
     log.debug("message %s in chat %s dropped: over its budget", message.message_id, chat.id)
     raise ApplicationHandlerStop

@@ -62,25 +62,36 @@ class Throttle:
         self._buckets[user_id] = (tokens - 1, now)
         return True
 
-    def shared(self, key: int) -> tuple[ThrottleLedger, SharedBucket] | None:
-        """`key`'s bucket in the ledger every process shares; None without one."""
-        if self._ledger is None:
-            return None
-        return self._ledger, (self._name, key, self._rate, self._burst)
+    @property
+    def ledger(self) -> ThrottleLedger | None:
+        """Where the bucket every process shares is kept; None: this process's is the budget."""
+        return self._ledger
+
+    def shared(self, key: int) -> SharedBucket:
+        """`key`'s bucket in the ledger every process shares."""
+        return (self._name, key, self._rate, self._burst)
 
     async def spend(self, key: int) -> bool:
         """Whether `key` is within the budget every process shares (`spend_all`)."""
         return await spend_all((self, key))
 
 
-async def spend_all(*asks: tuple[Throttle, int]) -> bool:
-    """Whether every (throttle, key) asked is within its budget: each spends this process's
-    bucket, then, if all of those allow, the shared buckets in one statement (one ledger:
-    the process has one database)."""
+def spend_here(*asks: tuple[Throttle, int]) -> list[SharedBucket] | None:
+    """Each (throttle, key) asked spent in this process's bucket: None if one refuses, else
+    the shared buckets still to spend (none: allowed), in one statement, which may be one
+    the update makes anyway (`PlayerService.spend_message`)."""
     allowed = [throttle.allow(key) for throttle, key in asks]
     if not all(allowed):
+        return None
+    return [throttle.shared(key) for throttle, key in asks if throttle.ledger is not None]
+
+
+async def spend_all(*asks: tuple[Throttle, int]) -> bool:
+    """Whether every (throttle, key) asked is within its budget: this process's buckets,
+    then the shared ones in one statement of their own (one ledger: the process has one
+    database)."""
+    buckets = spend_here(*asks)
+    if buckets is None:
         return False
-    shared = [bucket for throttle, key in asks if (bucket := throttle.shared(key)) is not None]
-    if not shared:
-        return True
-    return await shared[0][0].spend_throttles([bucket for _, bucket in shared])
+    ledger = next((throttle.ledger for throttle, _ in asks if throttle.ledger is not None), None)
+    return ledger is None or await ledger.spend_throttles(buckets)
