@@ -70,7 +70,7 @@ class ChatEcho:
         t = translator(language)
         runtime = runtime_of(self._application)
         if stored.game.moves == 0:
-            return None, captions.nothing_to_show(t)
+            return None, captions.nothing_to_show(t, started=True)
         if await runtime.sharing.in_running_challenge(stored):
             return None, captions.challenge_running(t)
         bot = self._application.bot

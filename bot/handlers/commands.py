@@ -26,15 +26,21 @@ def _user_id(update: Update) -> int:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """Welcome and the current board (a deep link's payload goes elsewhere: see register)."""
+    """Welcome and the current board (a deep link's payload goes elsewhere: see register).
+
+    Players send /start again to bring their board back: one with a game running here gets
+    a short greeting, not the newcomer's introduction once more.
+    """
     audience = context.audience
     runtime = context.runtime
     assert update.effective_user is not None
     user = update.effective_user
     t = audience.for_chat
-    welcome = texts.welcome(t, player_name(t, user.first_name, user.id))
+    name = player_name(t, user.first_name, user.id)
+    running = await runtime.games.current(audience.chat_id, user.id)
+    welcome = texts.welcome(t, name) if running is None else texts.welcome_back(t, name)
     reply(context.application, update, welcome, reply_markup=render.daily_keyboard(t))
-    stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
+    stored = running or await runtime.games.current_or_start(audience.chat_id, user.id)
     send_board(context.application, update, stored, t, audience.player.view)
 
 

@@ -26,6 +26,7 @@ from telegram.ext import ApplicationHandlerStop
 from bot.chat.posts import answer
 from bot.handlers.context import GROUP_TYPES, BotContext, tapped_game
 from bot.models import Player
+from bot.presentation import toasts
 from bot.presentation.i18n import player_language, resolve_language, translator
 from bot.transport.throttle import MAX_TRACKED_USERS, spend_here
 from bot.wiring import Runtime
@@ -71,7 +72,7 @@ async def _drop_excess_taps(update: Update, context: BotContext) -> None:
         if context.tapper is not None:
             return
     t = await context.sender_translator(query.from_user)
-    await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
+    await answer(query, toasts.too_fast(t))
     raise ApplicationHandlerStop
 
 
@@ -103,7 +104,7 @@ class OverflowRefusal:
         except Exception:  # the database away: Telegram's language will do for a refusal
             choice = resolve_language(None, user.language_code)
         t = translator(choice)
-        await answer(query, t._("Easy there: too many taps at once. Try again in a moment."))
+        await answer(query, toasts.too_fast(t))
 
 
 async def _drop_excess_messages(update: Update, context: BotContext) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import engine
 from bot.config import LANGUAGES
 from bot.models import StoredGame
-from bot.presentation import captions, render
+from bot.presentation import captions, render, toasts
 from bot.presentation.i18n import Translator, translator
 
 TAGS = re.compile(r"<[^>]+>")
@@ -95,10 +95,11 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "share": "📤 " + t._("Share"),
         "pick": t._("Pick a board size:"),
         "sizes": {str(size): render.size_name(t, size) for size in engine.SIZES},
-        "busy": t._("Easy there: too many taps at once. Try again in a moment."),
-        "offline": t._("No connection to the game. Trying again…"),
-        "unsent": t._("Not sent: there is no connection to the game yet."),
-        "unreached": t._("The game could not be reached. Check your connection and try again."),
+        "busy": toasts.too_fast(t),
+        "hints": t._("Easy on the hints: give me a moment to think."),
+        "offline": t._("No connection. Trying again…"),
+        "unsent": t._("Not sent: there's no connection yet."),
+        "unreached": t._("Couldn't load the game. Check your connection and try again."),
         "retry": "🔄 " + t._("Try again"),
         "expired": t._("This page has expired. Close it and open the game again."),
         "board": t._("Game board"),
@@ -123,10 +124,10 @@ def tile_labels() -> dict[str, str]:
 
 def old_game_toast(t: Translator) -> str:
     """A move on a game that has ended: the page offers the sizes for the next one."""
-    return t._("This game has ended. Pick a size below to start a new one.")
+    return t._("This game has ended. Pick a board size to start a new one.")
 
 
 def share_toast(t: Translator, shared: bool) -> str:
     if not shared:
-        return captions.nothing_to_show(t)
+        return captions.nothing_to_show(t, started=True)
     return t._("Your picture is in the chat.")

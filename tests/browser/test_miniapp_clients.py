@@ -285,7 +285,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         await page.route("**/api/open", first_load)
         await page.goto(url)
         unreached = page.locator("#unreached")
-        await unreached.get_by_text("Das Spiel ist nicht erreichbar.").wait_for()
+        await unreached.get_by_text("Das Spiel konnte nicht geladen werden.").wait_for()
         await unreached.get_by_role("button", name="🔄 Noch mal").click()
         await page.wait_for_selector("body[data-ready=true][data-idle=true]")
         assert await unreached.is_hidden()
@@ -294,7 +294,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         # meanwhile is refused, and said to be.
         await context.set_offline(True)
         await page.keyboard.press("ArrowLeft")
-        await page.locator("#toast", has_text="Keine Verbindung zum Spiel.").wait_for()
+        await page.locator("#toast", has_text="Keine Verbindung. Neuer Versuch läuft…").wait_for()
         await page.keyboard.press("ArrowDown")
         await page.locator("#toast", has_text="Nicht gesendet").wait_for()
         await context.set_offline(False)

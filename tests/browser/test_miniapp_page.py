@@ -25,7 +25,9 @@ import engine
 from bot.config import MINIAPP_PATH
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
+from bot.transport.throttle import Throttle
 from bot.web.miniapp.api import STATIC
+from bot.wiring import HINTS_PER_SECOND
 from tests.engine.test_rules import (
     DIFFERENT_NEVER_MERGE,
     FROZEN,
@@ -148,6 +150,10 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
     rows = [[1024, 1024, 0, 0], [0] * 4, [0] * 4, [0, 0, 0, 2]]
     prepared = await put_board(webbot.database, 101, 101, rows, moves=600, score=20000)
     expected = Expected(prepared)
+    hints_clock = [0.0]  # one hint, then none until the test moves this clock on
+    webbot.process.miniapp.hint_throttle = Throttle(
+        rate=HINTS_PER_SECOND, burst=1, clock=lambda: hints_clock[0]
+    )
     url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
     async with phone(url, webbot.web_base) as phone_:
         page = phone_.page
@@ -175,6 +181,13 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
                 expected.act("undo")
                 await shows(page, expected.game)
                 await page.locator("#hint").click()
+                await page.locator("#toast", has_text="💡 Try").wait_for()
+                # One hint too many: the page says so as the chat does, and asks again
+                # once the hints' budget allows.
+                await page.locator("#hint").click()
+                easy = "Easy on the hints: give me a moment to think."
+                await page.locator("#toast", has_text=easy).wait_for()
+                hints_clock[0] += 1 / HINTS_PER_SECOND
                 await page.locator("#toast", has_text="💡 Try").wait_for()
         for key, direction in (("ArrowDown", "down"), ("a", "left"), ("w", "up"), ("D", "right")):
             await page.keyboard.press(key)

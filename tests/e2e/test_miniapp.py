@@ -169,7 +169,7 @@ async def test_a_move_on_an_ended_game_points_to_the_pages_own_sizes(api, webbot
     old = game_id(board)
     await anna.open_board("/new 5", replies=1)
     moved = await page(http, webbot, 101).post("move", game=old, seq=0, action="left")
-    assert moved["toast"] == "This game has ended. Pick a size below to start a new one."
+    assert moved["toast"] == "This game has ended. Pick a board size to start a new one."
     assert not moved["active"]
 
 
@@ -421,6 +421,8 @@ async def test_undo_keep_going_new_game_and_share(api, webbot, http):
     # Sent again (a retry of the same request), it is the same new game.
     again = await anna_page.post("new", game=state["game"], size=5)
     assert again["game"] == started["game"]
+    unplayed = await anna_page.post("share", game=started["game"])
+    assert unplayed["toast"] == "Make a move first: there’s nothing to show yet."
     await api.wait_request("sendMessage", chat_id=101, timeout=30)
     assert (await stored_game(webbot.database, 101, 101)).size == 5
 

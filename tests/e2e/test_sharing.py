@@ -116,6 +116,15 @@ async def test_share_without_a_game_says_how_to_start_one(api, bot):
     assert not api.find_requests("sendPhoto")
 
 
+async def test_share_before_the_first_move_asks_for_one(api, bot):
+    """The board is on screen: /new would only bring another empty one."""
+    anna = User(api, 101, "Anna")
+    await anna.open_board()
+    (text,) = await anna.send("/share")
+    assert text == "Make a move first: there’s nothing to show yet."
+    assert not api.find_requests("sendPhoto")
+
+
 async def test_won_and_finished_boards_get_a_share_button_when_inline_mode_is_on(
     inline_api, inline_bot
 ):
@@ -216,7 +225,7 @@ async def test_replay_best_and_games_without_a_log(api, bot):
     await api.wait_request("sendAnimation", chat_id=101, timeout=30)
     await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
     (text,) = await anna.send("/replay")
-    assert "before replays were recorded" in text
+    assert text == "This game is too old to replay."
 
 
 async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_result(

@@ -6,16 +6,18 @@
 // A call with no answer by then is taken as lost, as a dropped connection is.
 const TIMEOUT_MS = 10_000;
 
-/* Why a call failed: "throttled" (send again after `retryAfter` seconds), "offline" (no
- * answer: the network, a timeout or a server that is down; the same call may be sent again),
- * "expired" (the initData proves nothing any more: only reopening the page helps), or
- * "failed" (the server refused the call itself). */
+/* Why a call failed: "throttled" (send again after `retryAfter` seconds; `budget` says which
+ * ran out, "hints" or "taps", for the page to say which), "offline" (no answer: the network,
+ * a timeout or a server that is down; the same call may be sent again), "expired" (the
+ * initData proves nothing any more: only reopening the page helps), or "failed" (the server
+ * refused the call itself). */
 export class ApiError extends Error {
-  constructor(reason, message, retryAfter = 0) {
+  constructor(reason, message, retryAfter = 0, budget = null) {
     super(message);
     this.name = "ApiError";
     this.reason = reason;
     this.retryAfter = retryAfter;
+    this.budget = budget;
   }
 }
 
@@ -38,7 +40,9 @@ export async function call(initData, name, body) {
   }
   if (response.status === 429) {
     const seconds = Number(response.headers.get("Retry-After")) || 1;
-    throw new ApiError("throttled", "throttled", seconds);
+    const refusal = await response.json().catch(() => ({}));
+    const budget = refusal.error === "too_many_hints" ? "hints" : "taps";
+    throw new ApiError("throttled", "throttled", seconds, budget);
   }
   if (response.status === 401) throw new ApiError("expired", "expired");
   if (response.status >= 500) throw new ApiError("offline", `status ${response.status}`);

@@ -70,7 +70,7 @@ async function post(name, body, lost = () => {}) {
       return answer;
     } catch (error) {
       if (refused(error, "throttled")) {
-        board.say(board.texts.busy);
+        board.say(error.budget === "hints" ? board.texts.hints : board.texts.busy);
         await pause(error.retryAfter);
       } else if (refused(error, "offline")) {
         setOffline(true);
