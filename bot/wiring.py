@@ -11,7 +11,7 @@ never asks which mode it runs in.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -41,7 +41,7 @@ from bot.storage import Storage
 from bot.transport.budgets import SharedBudgets
 from bot.transport.pacer import Pacer
 from bot.transport.telegram_health import TelegramHealth
-from bot.transport.throttle import Throttle
+from bot.transport.throttle import Throttle, ThrottleLedger
 
 # A fast human taps about five times a second; a burst of 60 covers frantic play, and
 # anything sustained above 10 a second is a script.
@@ -69,9 +69,9 @@ InlineAnswer = tuple[list[InlineQueryResultCachedPhoto], InlineQueryResultsButto
 
 
 @runtime_checkable
-class SharedStorage(SharedBudgets, Protocol):
+class SharedStorage(SharedBudgets, ThrottleLedger, Protocol):
     """A database the bot's other processes use too (PostgreSQL): what that mode needs of it
-    beyond `Storage`, each chat's pace first."""
+    beyond `Storage`, each chat's pace and the throttles first."""
 
     async def forget_paces(self, idle: float) -> None:
         """Drop the paces of chats that sent nothing for `idle` seconds."""
@@ -81,6 +81,12 @@ class SharedStorage(SharedBudgets, Protocol):
     ) -> tuple[Player, str | None, StoredGame | None] | None:
         """Spend one of the player's taps, counted for every process, and read the player,
         the group's language and the tapped game (`TapLedger`)."""
+
+    async def spend_message(
+        self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
+    ) -> tuple[Player, str | None] | None:
+        """Spend a message's throttle buckets and read the player and the group's language
+        (`TapLedger`)."""
 
 
 @dataclass
@@ -107,10 +113,12 @@ class Runtime:
     # flood through it costs no statement; on a shared database the budget that binds is
     # the one every process spends (`PlayerService.spend_tap`).
     throttle: Throttle
-    hint_throttle: Throttle  # hints per user
-    inline_throttle: Throttle  # inline queries per user
-    message_throttle: Throttle  # messages per user
-    group_message_throttle: Throttle  # messages per group
+    # Hints, inline queries and messages per user, and messages per group: on a shared
+    # database, one budget for every process (`Throttle.spend`).
+    hint_throttle: Throttle
+    inline_throttle: Throttle
+    message_throttle: Throttle
+    group_message_throttle: Throttle
     # The database other processes of the bot share; None for a process alone on its file.
     shared: SharedStorage | None = None
     # Whether a board is read again after its edit went out: another process may have drawn
@@ -183,10 +191,16 @@ def build_runtime(
         # One pace per chat: this process's own, or one for all processes, in the database.
         pacer=Pacer(config.pace, shared=shared),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
-        hint_throttle=Throttle(rate=HINTS_PER_SECOND, burst=HINT_BURST),
-        inline_throttle=Throttle(rate=INLINE_QUERIES_PER_SECOND, burst=INLINE_QUERY_BURST),
-        message_throttle=Throttle(rate=MESSAGES_PER_SECOND, burst=MESSAGE_BURST),
-        group_message_throttle=Throttle(rate=GROUP_MESSAGES_PER_SECOND, burst=GROUP_MESSAGE_BURST),
+        hint_throttle=Throttle(HINTS_PER_SECOND, HINT_BURST, name="hint", ledger=shared),
+        inline_throttle=Throttle(
+            INLINE_QUERIES_PER_SECOND, INLINE_QUERY_BURST, name="inline", ledger=shared
+        ),
+        message_throttle=Throttle(
+            MESSAGES_PER_SECOND, MESSAGE_BURST, name="message", ledger=shared
+        ),
+        group_message_throttle=Throttle(
+            GROUP_MESSAGES_PER_SECOND, GROUP_MESSAGE_BURST, name="group", ledger=shared
+        ),
         shared=shared,
         recheck_after_edit=shared is not None,
         card_interval=config.card_interval,

@@ -72,8 +72,8 @@ class BotContext(
     ) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
         self._audience: Audience | None = None
-        # What a tap's bookkeeping reads, read as the tap was spent (handlers/throttling.py),
-        # so that bookkeeping reads it no second time.
+        # What a tap's or message's bookkeeping reads, read as its budget was spent
+        # (handlers/throttling.py), so that bookkeeping reads it no second time.
         self.tapper: Seen | None = None
 
     @property

@@ -7,9 +7,11 @@ their own, more generous throttle per user: most cost no message in the chat, an
 post one (a size menu, a board) post at most one of each per player at a time
 (bot/transport/pacer.py). Either way a script's flood is refused before it costs a database
 write. A player's taps are one budget for all the bot's processes: with a shared database
-it is kept in the player's row, and spent by the read their tap makes anyway. A sender so
-far ahead that their updates no longer wait in their chat's order (bot/transport/updates.py)
-is refused at once by `OverflowRefusal`.
+it is kept in the player's row, and spent by the read their tap makes anyway. Their
+messages and their group's are one budget too, spent by the read of the sender their
+bookkeeping makes anyway; their inline queries and hints by one statement each
+(`Throttle.spend`). A sender so far ahead that their updates no longer wait in their chat's
+order (bot/transport/updates.py) is refused at once by `OverflowRefusal`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from bot.handlers.context import GROUP_TYPES, BotContext, tapped_game
 from bot.models import Player
 from bot.presentation import toasts
 from bot.presentation.i18n import player_language, resolve_language, translator
-from bot.transport.throttle import MAX_TRACKED_USERS
+from bot.transport.throttle import MAX_TRACKED_USERS, spend_here
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
@@ -38,16 +40,16 @@ async def drop_excess(update: Update, context: BotContext) -> None:
     if update.callback_query is not None:
         await _drop_excess_taps(update, context)
     elif update.inline_query is not None:
-        _drop_excess_inline_queries(update, context)
+        await _drop_excess_inline_queries(update, context)
     else:
-        _drop_excess_messages(update, context)
+        await _drop_excess_messages(update, context)
 
 
-def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
+async def _drop_excess_inline_queries(update: Update, context: BotContext) -> None:
     """Unanswered: the client shows the answer to the query the typist stops at."""
     query = update.inline_query
     assert query is not None
-    if context.runtime.inline_throttle.allow(query.from_user.id):
+    if await context.runtime.inline_throttle.spend(query.from_user.id):
         return
     log.debug("inline query %s from %s dropped: over its budget", query.id, query.from_user.id)
     raise ApplicationHandlerStop
@@ -105,15 +107,26 @@ class OverflowRefusal:
         await answer(query, toasts.too_fast(t))
 
 
-def _drop_excess_messages(update: Update, context: BotContext) -> None:
+async def _drop_excess_messages(update: Update, context: BotContext) -> None:
     message, user, chat = update.message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
         return  # taps, edits and service updates have their own rules
     if message.migrate_to_chat_id is not None or message.migrate_from_chat_id is not None:
         return  # a group's upgrade notice costs no reply, and the bot must follow the group
     runtime = context.runtime
-    group_ok = chat.type not in GROUP_TYPES or runtime.group_message_throttle.allow(chat.id)
-    if runtime.message_throttle.allow(user.id) and group_ok:
+    in_group = chat.type in GROUP_TYPES
+    asks = [(runtime.message_throttle, user.id)]
+    if in_group:
+        asks.append((runtime.group_message_throttle, chat.id))
+    buckets = spend_here(*asks)
+    if buckets == []:
         return
+    if buckets is not None:
+        # Spent by the read of the sender its bookkeeping makes anyway.
+        context.tapper = await runtime.players.spend_message(
+            chat.id, user.id, buckets, in_group=in_group
+        )
+        if context.tapper is not None:
+            return
     log.debug("message %s in chat %s dropped: over its budget", message.message_id, chat.id)
     raise ApplicationHandlerStop

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,7 +17,8 @@ from bot.storage import Storage
 
 
 class TapLedger(Protocol):
-    """Where every process of the bot spends a player's taps (the shared database)."""
+    """Where every process of the bot spends a player's taps and messages (the shared
+    database)."""
 
     async def spend_tap(
         self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
@@ -25,6 +26,12 @@ class TapLedger(Protocol):
         """Spend one of the player's taps and read what a tap's bookkeeping reads (the player,
         group `group_id`'s language, game `game_id`); None, and nothing read, when none is
         left."""
+
+    async def spend_message(
+        self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
+    ) -> tuple[Player, str | None] | None:
+        """Spend a token of each throttle bucket (name, key, rate, burst) and read the player
+        and group `group_id`'s language; None when a bucket had none left."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,24 @@ class PlayerService:
             return None
         player, language, game = read
         return Seen(player, language, game, generation)
+
+    async def spend_message(
+        self,
+        chat_id: int,
+        user_id: int,
+        buckets: Sequence[tuple[str, int, float, float]],
+        *,
+        in_group: bool,
+    ) -> Seen | None:
+        """The message's throttle buckets every process shares spent, and what its
+        bookkeeping reads (`seen`), in one statement; None when one had none left."""
+        assert self._taps is not None, "only a shared database keeps the buckets"
+        read = await self._taps.ledger.spend_message(
+            user_id, chat_id if in_group else None, buckets
+        )
+        if read is None:
+            return None
+        return Seen(*read)
 
     async def seen(
         self, chat_id: int, user_id: int, *, in_group: bool, game_id: int | None = None

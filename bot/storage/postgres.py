@@ -179,6 +179,34 @@ _SPEND_TAP = f"""
         {", ".join(f"g.{column}" for column in GAME_COLUMNS.split(", "))}
     FROM spent LEFT JOIN games AS g ON g.id = $5::bigint
 """
+# A throttle's bucket $1 for key $2 (its rate and burst among `wanted`): its tokens now.
+_THROTTLE_TOKENS = f"""(
+    SELECT LEAST(w.burst, t.tokens + ({_NOW} - t.spent_at) * w.rate)
+    FROM wanted AS w WHERE w.name = t.name AND w.key = t.key
+)"""
+# Spend one token of each throttle bucket asked ($1 names, $2 keys, $3 rates, $4 bursts),
+# in one statement, so processes spending at once queue on the rows. A bucket with none
+# left is not written; true when every one had a token. A new bucket starts full.
+_SPENT_THROTTLES = f"""
+    WITH wanted (name, key, rate, burst) AS (
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::float8[])
+    ), spent AS (
+        INSERT INTO throttles AS t (name, key, tokens, spent_at)
+        SELECT name, key, burst - 1, {_NOW} FROM wanted
+        ON CONFLICT (name, key) DO UPDATE SET
+            tokens = {_THROTTLE_TOKENS} - 1, spent_at = {_NOW}
+        WHERE {_THROTTLE_TOKENS} >= 1
+        RETURNING 1
+    )"""
+_ALL_SPENT = "(SELECT count(*) FROM spent) = cardinality($1::text[])"
+_SPEND_THROTTLES = f"{_SPENT_THROTTLES} SELECT {_ALL_SPENT}"
+# The same, and what a message's bookkeeping reads anyway: player $5 and group $6's
+# language (`player_seen`), so sharing the budget costs a message no round trip of its own.
+_SPEND_MESSAGE = f"""{_SPENT_THROTTLES}
+    SELECT {_ALL_SPENT}, p.name, p.language, p.view, p.telegram_language,
+        (SELECT language FROM chats WHERE chat_id = $6::bigint)
+    FROM (SELECT 1 AS one) AS one LEFT JOIN players AS p ON p.user_id = $5::bigint
+"""
 
 # The transaction the running task is inside, if any: (storage, connection, task). Tasks
 # started inside inherit the variable; the task check keeps them off the connection.
@@ -545,6 +573,27 @@ class PostgresStorage(Storage):
             return None
         game = None if row[5] is None else game_from_row(tuple(row[5:]))
         return player_from_row(user_id, tuple(row[:4])), row[4], game
+
+    async def spend_throttles(self, buckets: Sequence[tuple[str, int, float, float]]) -> bool:
+        """Spend one token of each (throttle, user or group, rate, burst) bucket, kept for
+        every process in `throttles`, in one statement: whether every one had it."""
+        names, keys, rates, bursts = (list(column) for column in zip(*buckets, strict=True))
+        row = await self._statement(_SPEND_THROTTLES, names, keys, rates, bursts)
+        assert row is not None
+        return bool(row[0])
+
+    async def spend_message(
+        self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
+    ) -> tuple[Player, str | None] | None:
+        """Spend one token of each throttle bucket (`spend_throttles`) and read what a
+        message's bookkeeping reads: the player and group `group_id`'s language. None when
+        a bucket had none left."""
+        names, keys, rates, bursts = (list(column) for column in zip(*buckets, strict=True))
+        row = await self._statement(_SPEND_MESSAGE, names, keys, rates, bursts, user_id, group_id)
+        assert row is not None
+        if not row[0]:
+            return None
+        return player_from_row(user_id, tuple(row[1:5])), row[5]
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

@@ -296,6 +296,18 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE players ADD COLUMN reminded_day TEXT",
         "CREATE INDEX players_to_remind ON players (reminded_day) WHERE reminded_day IS NOT NULL",
     ),
+    # 16: the hints', messages' and inline queries' budgets, one for every process
+    # (PostgreSQL; a SQLite file has one process, which keeps them in memory): the tokens
+    # left in throttle `name`'s bucket for user or group `key` when it was last spent.
+    (
+        """CREATE TABLE throttles (
+            name TEXT NOT NULL,
+            key {bigint} NOT NULL,
+            tokens {real} NOT NULL,
+            spent_at {real} NOT NULL,
+            PRIMARY KEY (name, key)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -48,3 +48,26 @@ async def test_a_tap_costs_three_round_trips_from_the_tap_to_its_board_checked(
     finally:
         await direct.close()
         await bot.stop()
+
+
+async def test_a_command_costs_no_round_trip_for_its_budget(api, postgres, proxied, monkeypatch):
+    """/help: the sender read with their budget of messages spent (one statement, shared by
+    every process), then what the command itself needs."""
+    proxy, url = proxied
+    monkeypatch.setattr(UpdatesLock, "WATCH_EVERY", 3600.0)
+    bot = RunningBot(api, url, outbox_interval=3600.0, challenge_sync_interval=3600.0)
+    await bot.start()
+    try:
+        pacer = bot.application.bot_data.runtime.pacer
+        anna = User(api, 101, "Anna")
+        costs = []
+        for _ in range(4):
+            await eventually(lambda: not pacer.busy(anna.id))
+            before = proxy.round_trips
+            await anna.send("/help")
+            await eventually(lambda: not pacer.busy(anna.id))
+            costs.append(proxy.round_trips - before)
+        # The first prepares each statement on the connection it gets.
+        assert costs[1:] == [5, 5, 5], costs
+    finally:
+        await bot.stop()

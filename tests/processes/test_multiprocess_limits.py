@@ -3,7 +3,8 @@
 One process takes a bot's updates by polling, or any number by webhook, never both; a group
 never has more than three running challenges however many processes create them at once; a
 player's picture is drawn by one process at a time; a player's taps, in the chat and in the
-Mini App, are one budget however many processes serve them.
+Mini App, their messages and their inline queries are one budget each however many
+processes serve them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import asyncpg
 from bot.models import NewChallenge
 from bot.storage import open_storage
 from bot.storage.postgres import describe_url
-from bot.wiring import TAP_BURST, TAPS_PER_SECOND
+from bot.wiring import (
+    INLINE_QUERIES_PER_SECOND,
+    INLINE_QUERY_BURST,
+    MESSAGE_BURST,
+    MESSAGES_PER_SECOND,
+    TAP_BURST,
+    TAPS_PER_SECOND,
+)
 from tests.support.databases import count_rows
 from tests.support.harness import User
 from tests.support.miniapp import WEBAPP_URL
@@ -33,7 +41,13 @@ from tests.support.processes import (
     start_bot_process,
     stop_cleanly,
 )
-from tests.support.throttles import flood_page, flood_taps, tap_targets
+from tests.support.throttles import (
+    flood_commands,
+    flood_inline,
+    flood_page,
+    flood_taps,
+    tap_targets,
+)
 
 GROUP = -100888
 
@@ -164,9 +178,11 @@ PAGE_CONNECTIONS = 30
 SLACK = 2
 
 
-def within_budget(let_through: int, seconds: float) -> bool:
+def within_budget(
+    let_through: int, seconds: float, rate: float = TAPS_PER_SECOND, burst: float = TAP_BURST
+) -> bool:
     """As many as one process lets through in `seconds`, at most: the burst, and the refill."""
-    return TAP_BURST <= let_through <= TAP_BURST + TAPS_PER_SECOND * seconds + SLACK
+    return burst <= let_through <= burst + rate * seconds + SLACK
 
 
 async def test_one_players_taps_and_page_calls_are_one_budget_across_three_processes(api, postgres):
@@ -193,5 +209,42 @@ async def test_one_players_taps_and_page_calls_are_one_budget_across_three_proce
         )
         assert within_budget(taps, tapping), (taps, tapping)
         assert within_budget(calls, calling), (calls, calling)
+    finally:
+        assert await asyncio.gather(*(p.stop() for p in trio)) == [0, 0, 0]
+
+
+FLOOD_MESSAGES = 60
+
+
+async def test_one_players_commands_and_inline_queries_are_one_budget_across_three_processes(
+    api, postgres
+):
+    """Anna sends /help, and Daan types inline queries, far faster than their budgets, each
+    update going to the next of three processes: each gets what one process alone lets
+    through, not three times that."""
+    api.world.inline_mode = True  # switched on at @BotFather
+    trio = [WebhookProcess(api, postgres) for _ in range(3)]
+    await start_all(trio)
+    try:
+        api.webhook_targets = [p.url for p in trio]
+        anna, daan = User(api, 1511, "Anna"), User(api, 1512, "Daan")
+
+        async def timed(flood) -> tuple[int, float]:
+            started = time.monotonic()
+            let_through, _ = await flood
+            return let_through, time.monotonic() - started
+
+        (commands, commanding), (queries, querying) = await asyncio.gather(
+            timed(flood_commands(api, anna.id, FLOOD_MESSAGES)),
+            timed(flood_inline(api, daan.id, FLOOD_MESSAGES)),
+        )
+        assert within_budget(commands, commanding, MESSAGES_PER_SECOND, MESSAGE_BURST), (
+            commands,
+            commanding,
+        )
+        assert within_budget(queries, querying, INLINE_QUERIES_PER_SECOND, INLINE_QUERY_BURST), (
+            queries,
+            querying,
+        )
     finally:
         assert await asyncio.gather(*(p.stop() for p in trio)) == [0, 0, 0]

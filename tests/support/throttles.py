@@ -1,6 +1,7 @@
 """One player flooding the bot, in the chat and in the Mini App, as a script would: what the
-taps' budget lets through (tests/processes/test_multiprocess_limits.py, and
-benchmarks/throttles_processes.py, which times it)."""
+taps', messages' and inline queries' budgets let through
+(tests/processes/test_multiprocess_limits.py, and benchmarks/throttles_processes.py, which
+times it)."""
 
 from __future__ import annotations
 
@@ -91,3 +92,49 @@ async def flood_page(
         await asyncio.gather(*(caller(session) for _ in range(connections)))
     assert set(statuses) <= {200, 429}, f"answered {sorted(set(statuses))}"
     return statuses.count(200), len(statuses)
+
+
+async def _handled(api: FakeBotApi, timeout: float = 120.0) -> None:
+    """Until every update sent was delivered and answered (a webhook's answer waits for the
+    update's handling)."""
+    deadline = time.monotonic() + timeout
+    while api.pending_updates:
+        assert time.monotonic() < deadline, f"{len(api.pending_updates)} updates undelivered"
+        await asyncio.sleep(0.05)
+
+
+async def flood_commands(
+    api: FakeBotApi, user_id: int, count: int, command: str = "/help"
+) -> tuple[int, int]:
+    """`count` of `command` in the player's private chat at once (delivered one at a time,
+    in order): (answered, sent). An over-budget message is dropped unanswered."""
+    mark = api.mark()
+    for _ in range(count):
+        api.send_text(user_id, user_id, command)
+    await _handled(api)
+    await _settled(lambda: len(api.find_requests("sendMessage", after=mark, chat_id=user_id)))
+    return len(api.find_requests("sendMessage", after=mark, chat_id=user_id)), count
+
+
+async def flood_inline(api: FakeBotApi, user_id: int, count: int) -> tuple[int, int]:
+    """`count` inline queries typed at once, each another text: (answered, sent). An
+    over-budget query is left unanswered."""
+    queries = [api.inline_query(user_id, user_id, f"flood {n}") for n in range(count)]
+    await _handled(api)
+
+    def answered() -> int:
+        return sum(api.world.inline_queries[query].answer is not None for query in queries)
+
+    await _settled(answered)
+    return answered(), count
+
+
+async def _settled(count: Callable[[], int], quiet: float = 1.0, timeout: float = 60.0) -> None:
+    """Until `count` stays the same for `quiet` seconds: replies still on their way through
+    their chat's pace are in."""
+    deadline = time.monotonic() + timeout
+    last, since = count(), time.monotonic()
+    while time.monotonic() - since < quiet and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        if (now := count()) != last:
+            last, since = now, time.monotonic()

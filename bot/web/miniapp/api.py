@@ -295,7 +295,7 @@ class Api:
         for the page's arrow; its toast is the chat's sentence, which a screen reader hears."""
         stored = await self._game(call)
         app = self.app
-        if not app.hint_throttle.allow(call.user.id):
+        if not await app.hint_throttle.spend(call.user.id):
             raise Refused(429, "too_many_hints")
         result = await app.games.hint(stored.chat_id, call.user.id, stored.id)
         shown = result.stored or stored

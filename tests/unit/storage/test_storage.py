@@ -363,6 +363,7 @@ async def test_both_backends_migrate_to_the_same_schema(tmp_path, postgres):
         "players",
         "records",
         "shared_files",
+        "throttles",
     ]
     assert sorted(in_sqlite) == tables
     for table in in_sqlite:
