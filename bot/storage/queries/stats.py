@@ -1,8 +1,9 @@
 """A player's statistics: what /stats sums and ranks beyond the records of each board size.
 
-Everything is read from the games as they are saved, so nothing is kept twice: the totals
-from each game's moves and play clock, the chart from the latest games, and the daily
-places from the ranking the daily's own standings use (daily.py's order and index).
+Everything is read from the games as they are saved: the totals from each game's moves and
+play clock, the chart from the latest games. A daily's places are kept in its games once its
+day is over (daily.py's `keep_places`, by the ranking its standings use); until then, a
+place is counted from that ranking's index, as the standings count it.
 """
 
 from __future__ import annotations
@@ -54,12 +55,16 @@ class StatsQueries(StorageBase):
     async def daily_places(self, user_id: int) -> list[DailyPlace]:
         """The player's place in every daily they moved in, in the order they played them.
 
-        Each place is counted as `daily_rank` counts it, by the ranking's index.
+        A daily whose places are kept (`players` set) is read from its row and the game's;
+        the others (today's, or one just ended) are counted as `daily_rank` counts them, by
+        the ranking's index: CASE and coalesce only count where nothing is kept.
         """
         rows = await self._fetchall(
             f"""SELECT dailies.day, dailies.size,
-                    1 + {_AHEAD},
-                    (SELECT count(*) FROM games other WHERE {_SAME_DAILY})
+                    CASE WHEN dailies.players IS NULL THEN 1 + {_AHEAD}
+                        ELSE mine.daily_place END,
+                    coalesce(dailies.players,
+                        (SELECT count(*) FROM games other WHERE {_SAME_DAILY}))
                 FROM games mine JOIN dailies ON dailies.id = mine.daily_id
                 WHERE mine.{_PLAYED} ORDER BY dailies.day, mine.id""",
             (user_id,),
