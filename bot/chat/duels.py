@@ -28,7 +28,7 @@ async def tell_result(bot: Bot, runtime: Runtime, obligation: Obligation) -> Non
     mine, theirs = result.entry.game.score, result.target.score
     if not friend:
         mine, theirs = theirs, mine
-    text = captions.duel_result(t, mine, them, theirs, result.entry.game.size)
+    text = captions.duel_result(t, mine, them, theirs, result.entry.game.size, sharer=not friend)
     try:
         await bot.send_message(reader, text)
     except (Forbidden, BadRequest) as error:

@@ -74,9 +74,13 @@ async def start(update: Update, context: BotContext) -> None:
 
 
 async def daily_command(update: Update, context: BotContext) -> None:
-    """`/daily remind …`: the daily's reminder; any other `/daily`: the daily itself."""
+    """`/daily remind …`: the daily's reminder; any other `/daily`: the daily itself.
+
+    Not a playing command as a whole: an anonymous admin switches the group's daily on and
+    off (`/daily on`), but plays no daily and gets no reminder."""
     if codecs.asks_reminder(context.args or []):
-        await reminders.remind(update, context)
+        handler = commands.anonymous_player if context.audience.as_group else reminders.remind
+        await handler(update, context)
     else:
         await daily.daily(update, context)
 
@@ -85,7 +89,7 @@ async def daily_command(update: Update, context: BotContext) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command("start", start, plays=True),
     Command("new", commands.new, plays=True),
-    Command("daily", daily_command, plays=True),
+    Command("daily", daily_command),
     Command("rules", commands.rules),
     Command("tips", commands.tips),
     Command("best", commands.best),

@@ -94,7 +94,7 @@ async def join(update: Update, context: BotContext) -> None:
         # An entrant back on an old link gets no live board: its arrows would only refuse.
         ended = t._("This challenge has ended.")
         if result.entry is not None:
-            ended = t._("This challenge has ended. Your score counts as it stands.")
+            ended = t._("This challenge has ended. Your score is final.")
         reply(context.application, update, ended)
         return
     if result.status is JoinStatus.JOINED:

@@ -26,15 +26,21 @@ def _user_id(update: Update) -> int:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """Welcome and the current board (a deep link's payload goes elsewhere: see register)."""
+    """Welcome and the current board (a deep link's payload goes elsewhere: see register).
+
+    Players send /start again to bring their board back: one with a game running here gets
+    a short greeting, not the newcomer's introduction once more.
+    """
     audience = context.audience
     runtime = context.runtime
     assert update.effective_user is not None
     user = update.effective_user
     t = audience.for_chat
-    welcome = texts.welcome(t, player_name(t, user.first_name, user.id))
+    name = player_name(t, user.first_name, user.id)
+    running = await runtime.games.current(audience.chat_id, user.id)
+    welcome = texts.welcome(t, name) if running is None else texts.welcome_back(t, name)
     reply(context.application, update, welcome, reply_markup=render.daily_keyboard(t))
-    stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
+    stored = running or await runtime.games.current_or_start(audience.chat_id, user.id)
     send_board(context.application, update, stored, t, audience.player.view)
 
 
@@ -107,22 +113,9 @@ async def _leaderboard(update: Update, context: BotContext, audience: Audience) 
     reply(context.application, update, text)
 
 
-async def _speaks_for_group(update: Update, context: BotContext) -> bool:
-    """An admin of the group, or an anonymous admin writing as the group itself."""
-    audience = context.audience
-    if audience.as_group:
-        message = update.effective_message
-        return (
-            message is not None
-            and message.sender_chat is not None
-            and (message.sender_chat.id == audience.chat_id)
-        )
-    return await context.is_admin(audience.chat_id, audience.player.user_id)
-
-
 async def language(update: Update, context: BotContext) -> None:
     audience = context.audience
-    if audience.in_group and not await _speaks_for_group(update, context):
+    if audience.in_group and not await context.speaks_for_group(update.effective_message):
         reply(
             context.application,
             update,

@@ -99,5 +99,18 @@ class BotContext(
         member = await self.bot.get_chat_member(chat_id, user_id)
         return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
+    async def speaks_for_group(self, message: Message | None) -> bool:
+        """An admin of the group, or an anonymous admin writing as the group itself: who may
+        change what the whole group gets. Telegram hides an anonymous admin's account, and
+        only admins can write as the group."""
+        audience = self.audience
+        if audience.as_group:
+            return (
+                message is not None
+                and message.sender_chat is not None
+                and message.sender_chat.id == audience.chat_id
+            )
+        return await self.is_admin(audience.chat_id, audience.player.user_id)
+
 
 CONTEXT_TYPES = ContextTypes(context=BotContext, bot_data=BotData)

@@ -12,6 +12,7 @@ from bot.chat.announcements import send_owed
 from bot.chat.boards import send_board
 from bot.chat.posts import answer, reply, update_key
 from bot.codecs import parse_daily_args, parse_daily_button
+from bot.handlers.commands import anonymous_player
 from bot.handlers.context import BotContext
 from bot.presentation import daily as texts
 from bot.presentation import group_daily as group_texts
@@ -76,6 +77,8 @@ async def daily(update: Update, context: BotContext) -> None:
         await _switch(update, context, ask.switch)
     elif ask.top:
         reply(context.application, update, await _world(context, t, ask.size))
+    elif audience.as_group:
+        await anonymous_player(update, context)
     elif audience.in_group:
         keyboard = texts.daily_link_keyboard(t, _link(context, ask.size))
         text = texts.in_private(t)
@@ -105,7 +108,7 @@ async def _switch(update: Update, context: BotContext, on: bool) -> None:
     if not audience.in_group:
         reply(context.application, update, group_texts.groups_only(t))
         return
-    if not await context.is_admin(audience.chat_id, audience.player.user_id):
+    if not await context.speaks_for_group(update.effective_message):
         reply(context.application, update, group_texts.admins_only(t))
         return
     switched = await runtime.group_daily.switch(

@@ -64,9 +64,7 @@ async def replay(update: Update, context: BotContext) -> None:
         reply(context.application, update, captions.nothing_to_show(t))
         return
     if stored.actions is None:
-        reply(
-            context.application, update, t._("This game was played before replays were recorded.")
-        )
+        reply(context.application, update, t._("This game is too old to replay."))
         return
     # Its place in the picture queue is taken now, so a full queue is said at once.
     try:
@@ -188,7 +186,8 @@ async def join_duel(update: Update, context: BotContext) -> None:
     runtime = context.runtime
     result = await runtime.sharing.start_duel(context.args[0], audience.player.user_id)
     if result.status is DuelStatus.INVALID:
-        reply(context.application, update, t._("This link doesn't work. Ask for a new one."))
+        gone = t._("This link doesn't work any more. Ask your friend to share their game again.")
+        reply(context.application, update, gone)
         return
     if result.status is DuelStatus.CHALLENGE_RUNNING:
         reply(context.application, update, captions.challenge_running(t))

@@ -30,14 +30,14 @@ def card_caption(t: Translator, owner: Player, game: engine.Game) -> str:
         name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
-        tile=game.highest,
+        tile=t.tile(game.highest),
     )
 
 
 def duel_caption(t: Translator, owner: Player, game: engine.Game) -> str:
     return t._(
-        "Can you beat {name}? {score} points on {size}. ▶️ plays the same game: "
-        "the same tiles come for the same moves.",
+        "Can you beat {name}'s {score} points on {size}? Tap ▶️ Play it to get the very "
+        "same game: the same moves bring the same tiles.",
         name=player_name(t, owner.name, owner.user_id),
         score=t.number(game.score),
         size=size_name(t, game.size),
@@ -62,26 +62,31 @@ def duel_started(t: Translator, rival: Player, target: engine.Game) -> str:
     """The duel's intro: whom to beat, by how much, and that it is their game as shared."""
     name = player_name(t, rival.name, rival.user_id)
     intro = t._(
-        "Beat {name}: {score} points on {size}. You get the same tiles for the same moves. "
-        "When your game is over, you both get the result.",
+        "Beat {name}'s {score} points on {size}! The same moves bring the same tiles, and "
+        "when your game ends, you'll both see who won.",
         name=name,
         score=t.number(target.score),
         size=size_name(t, target.size),
     )
     # One sentence per number, not "{n} moves" put in: German says "nach 54 Zügen".
     as_shared = t.ngettext(
-        "You race {name}'s game as it stood when it was shared, after {n} move: "
-        "what they played since does not count.",
-        "You race {name}'s game as it stood when it was shared, after {n} moves: "
-        "what they played since does not count.",
+        "You play their game as it was when shared, after {n} move: anything played "
+        "since doesn't count.",
+        "You play their game as it was when shared, after {n} moves: anything played "
+        "since doesn't count.",
         target.moves,
-        name=name,
     )
     return intro + " " + as_shared
 
 
-def duel_result(t: Translator, your_score: int, rival: Player, rival_score: int, size: int) -> str:
-    """The comparison, for either player: the reader is "you", the other one has a name."""
+def duel_result(
+    t: Translator, your_score: int, rival: Player, rival_score: int, size: int, *, sharer: bool
+) -> str:
+    """The comparison, for either player: the reader is "you", the other one has a name.
+
+    The `sharer` gets it unprompted, maybe days after sharing, so their line says who took
+    on which of their games; the challenger has just played it.
+    """
     values = {
         "rival": player_name(t, rival.name, rival.user_id),
         "your_score": t.number(your_score),
@@ -94,7 +99,16 @@ def duel_result(t: Translator, your_score: int, rival: Player, rival_score: int,
         verdict = t._("{rival} wins this one.", rival=values["rival"])
     else:
         verdict = t._("A draw!")
-    figures = t._("Same game on {size}: you {your_score}, {rival} {rival_score}.", **values)
+    if sharer:
+        figures = t._(
+            "⚔️ {rival} took on your {size} game: {rival} {rival_score}, you {your_score}.",
+            **values,
+        )
+    else:
+        figures = t._(
+            "⚔️ You took on {rival}'s {size} game: you {your_score}, {rival} {rival_score}.",
+            **values,
+        )
     return figures + " " + verdict
 
 

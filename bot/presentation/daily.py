@@ -136,9 +136,7 @@ def daily_board(t: Translator, daily: Daily | None, *, over: bool) -> tuple[str,
     if daily is None:
         return None
     title = t._("daily of {day}", day=day_name(t, daily.day))
-    return title, (
-        "🏁 " + t._("This daily has ended. Your score counts as it stands.")
-    ) if over else None
+    return title, ("🏁 " + t._("This daily has ended. Your score is final.")) if over else None
 
 
 def rank_line(t: Translator, rank: tuple[int, int]) -> str:

@@ -101,6 +101,11 @@ class Translator:
     def number(self, value: int) -> str:
         return format_decimal(value, locale=self.language)
 
+    def tile(self, value: int) -> str:
+        """A tile's number: grouped like any number from five digits up ("131.072"), but
+        whole below, as the game names its tiles ("a 2048 tile", never "2,048")."""
+        return str(value) if value < 10_000 else self.number(value)
+
     def percent(self, share: float) -> str:
         """A share as the language writes a percentage, whole: "25%", "25 %"."""
         return format_percent(share, locale=self.language)

@@ -51,7 +51,7 @@ def standing_line(t: Translator, standing: Standing) -> str:
         rank=standing.rank,
         name=player_name(t, standing.name, standing.user_id),
         score=t.number(standing.score),
-        tile=standing.highest,
+        tile=t.tile(standing.highest),
         moves=t.ngettext("{n} move", "{n} moves", standing.moves),
     )
 
@@ -78,7 +78,7 @@ def card_link(challenge: Challenge) -> str | None:
 def _running(t: Translator, challenge: Challenge, standings: list[Standing], zone: ZoneInfo) -> str:
     """A running challenge in /best: its leaders, and where to join."""
     lines = [
-        "🏆 " + t._("<b>Running challenge</b> · {size}", size=size_name(t, challenge.size)),
+        "🏆 " + t._("<b>Live challenge</b> · {size}", size=size_name(t, challenge.size)),
         t._("Ends {time}.", time=end_time(t, challenge.ends_at, zone)),
     ]
     lines += [standing_line(t, s) for s in standings] or [
@@ -86,9 +86,11 @@ def _running(t: Translator, challenge: Challenge, standings: list[Standing], zon
     ]
     link = card_link(challenge)
     if link is not None:
-        lines.append(t._('Join from <a href="{link}">the challenge message</a>.', link=link))
+        lines.append(
+            t._('To join, tap “Play” on <a href="{link}">the challenge message</a>.', link=link)
+        )
     else:  # a basic group's messages have no link: say where the message is
-        lines.append(t._("Join with “Play” on the challenge message, further up in this chat."))
+        lines.append(t._("To join, tap “Play” on the challenge message above."))
     return "\n".join(lines)
 
 

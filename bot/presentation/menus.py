@@ -50,11 +50,15 @@ MENU: tuple[MenuLine, ...] = (
         in_private=False,
     ),
     MenuLine("share", lambda t: t._("A picture of your game to show off")),
-    MenuLine("replay", lambda t: t._("Watch your game again (/replay best)")),
+    MenuLine("replay", lambda t: t._("Watch your last game as a video (your best: /replay best)")),
     MenuLine("record", lambda t: t._("Your last game's record, for anyone to check")),
     MenuLine("review", lambda t: t._("Your last finished game's costliest moves")),
     MenuLine("view", lambda t: t._("Switch between emoji and numbers")),
-    MenuLine("language", lambda t: t._("Choose your language")),
+    MenuLine(
+        "language",
+        lambda t: t._("Choose your language"),
+        describe_in_group=lambda t: t._("Choose the group's language (admins)"),
+    ),
     MenuLine("help", lambda t: t._("List the commands")),
 )
 

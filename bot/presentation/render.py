@@ -143,7 +143,7 @@ def board_text(
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
-        banner = "🏁 " + t._("This challenge has ended. Your score counts as it stands.")
+        banner = "🏁 " + t._("This challenge has ended. Your score is final.")
     if daily is not None and daily[1] is not None:
         banner = daily[1]
     if banner:
@@ -332,7 +332,7 @@ def record_lines(t: Translator, record: Record, *, win_rate: bool = False) -> li
     lines = [
         t._("Best score: {score}", score=t.number(record.best_score)),
         played,
-        t._("Highest tile: {tile}", tile=str(record.highest_tile)),
+        t._("Highest tile: {tile}", tile=t.tile(record.highest_tile)),
     ]
     if record.fewest_moves_to_win is not None:
         lines.append(

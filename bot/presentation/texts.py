@@ -11,8 +11,8 @@ from bot.presentation.i18n import Translator
 def description(t: Translator) -> str:
     """What an empty chat with the bot shows above its Start button (at most 512 characters)."""
     return t._(
-        "2048 right in your Telegram chat. Slide the tiles with the arrow buttons, merge equal "
-        "numbers, build a 2048 tile and keep going. Five undos a game, a 💡 hint when you are "
+        "2048 right in your Telegram chat. Slide the tiles with the arrow buttons, merge matching "
+        "numbers, build a 2048 tile and keep going. Five undos a game, a 💡 hint when you're "
         "stuck, and your records in /best. In a group, /challenge gives everyone the same "
         "tiles: who scores highest? In English, Dutch and German."
     )
@@ -21,8 +21,7 @@ def description(t: Translator) -> str:
 def short_description(t: Translator) -> str:
     """The line on the bot's profile and in shared links (at most 120 characters)."""
     return t._(
-        "2048 in your chat: slide the tiles, reach 2048, and challenge your group on the same "
-        "tiles."
+        "2048 in your chat: slide the tiles, reach 2048 and challenge your group on the same tiles."
     )
 
 
@@ -34,13 +33,17 @@ def welcome(t: Translator, name: str) -> str:
     )
 
 
+def welcome_back(t: Translator, name: str) -> str:
+    return t._("Welcome back, {name}! Here's your game.", name=name)
+
+
 def rules(t: Translator) -> str:
     return "\n\n".join(
         [
             t._("<b>How to play 2048</b>"),
             t._(
-                "In short: tap an arrow to slide every tile, merge equal tiles and build a 2048 "
-                "tile."
+                "In short: tap an arrow to slide every tile, merge matching tiles and build a "
+                "2048 tile."
             ),
             t._(
                 "<b>Goal.</b> Merge tiles until one of them shows 2048. After that, you can keep "
@@ -60,15 +63,9 @@ def rules(t: Translator) -> str:
                 "happens: no tile appears and the move doesn't count."
             ),
             t._(
-                "<b>Merging.</b> Only tiles that meet while sliding merge: two equal tiles that "
-                "run into each other become one tile worth their sum, and different numbers "
-                "never merge. Two equal tiles already side by side merge only when a move pushes "
-                "them together: two 2s side by side in a row merge when you move left or right, "
-                "not up or down. A tile merges only once per move, so 4 4 4 4 to the left becomes "
-                "8 8, not 16. "
-                "Pairs form first at the side you move towards: 4 4 4 to the left gives 8 4, to "
-                "the right 4 8. Empty cells in between don't matter: 16 · · 16 to the left gives "
-                "32 · · ·. A different tile in between does: 16 8 16 doesn't merge."
+                "<b>Merging.</b> Two matching tiles that slide into each other merge into one "
+                "tile worth their sum. A tile merges only once per move, starting from the side "
+                "you move towards: 4 4 4 4 to the left becomes 8 8, and 4 4 4 becomes 8 4."
             ),
             t._(
                 "<b>Score.</b> Your score starts at 0. Every merge adds the value of the new "
@@ -107,12 +104,13 @@ def rules(t: Translator) -> str:
             ),
             t._(
                 "<b>Emoji or numbers.</b> Each emoji on the board stands for a number, and the "
-                "key under the board tells you which. Prefer numbers? /view switches between "
-                "emoji and numbers."
+                "line under the board shows which. Prefer numbers? Tap 🔢 between the arrows (or "
+                "send /view); 🎨 switches back. If your board has a 👆 Swipe button, it opens "
+                "the board in a window where you play by swiping."
             ),
             t._(
                 "<b>Challenges.</b> In a group challenge, everyone gets the same tiles and plays "
-                "until the time runs out. Your score then counts as it stands."
+                "until the time runs out. Then every score is final."
             ),
         ]
     )

@@ -37,11 +37,11 @@ def tap_answer(
     below = held = None
     if result.status is TapStatus.APPLIED:
         if moved_below:
-            below = t._("Your game goes on in its newest board, further down.")
+            below = t._("Your game continues on the newest board below.")
         if held_back > 0 and result.changed and result.stored is not None:
             held = t._(
-                "Saved, score {score}. Telegram is holding back this board for {time}; "
-                "then it catches up by itself.",
+                "Saved (score {score}). Telegram is slowing down messages in this chat, so "
+                "your board will update in {time}.",
                 score=t.number(result.stored.game.score),
                 time=t.duration(math.ceil(held_back)),
             )
@@ -68,11 +68,11 @@ def tap_toast(t: Translator, result: TapResult, *, owner: str | None = None) -> 
         and (result.stored.daily_id is not None)
     ):
         return t._(
-            "This daily ended at midnight (UTC). Your score counts as it stands: {score}.",
+            "This daily ended at midnight (UTC). Your final score: {score}.",
             score=t.number(result.stored.game.score),
         )
     if status is TapStatus.CHALLENGE_OVER:
-        return t._("This challenge has ended. Your score counts as it stands.")
+        return t._("This challenge has ended. Your score is final.")
     if status is TapStatus.OLD_GAME:
         return t._("This board is from a game that has ended.")
     if status is TapStatus.UNKNOWN_GAME:
@@ -118,7 +118,7 @@ def hint_toast(t: Translator, result: HintResult, *, owner: str | None = None) -
 
 def hint_reason(t: Translator, reason: Reason) -> str:
     """Why the hinted move is good, as a clause that follows the move's name."""
-    tile = t.number(reason.tile)
+    tile = t.tile(reason.tile)
     if reason.kind is ReasonKind.EVERY_OTHER_LOSES_CORNER:
         return t._("every other move loses the corner")
     if reason.kind is ReasonKind.JOINS:

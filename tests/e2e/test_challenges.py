@@ -110,7 +110,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     answer, _ = await bob.tap_data(
         api.stored_message(bob.id, bob_board.message_id), left, strict=False
     )
-    assert answer["text"] == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
+    assert answer["text"] == "Deze uitdaging is voorbij. Je score staat vast."
 
 
 async def test_undo_works_in_a_challenge_as_in_any_game(api, bot, club):
@@ -242,7 +242,7 @@ def _utf16_slice(text: str, offset: int, length: int) -> str:
     [
         ("en", ["2h", "2 hours", "30 min"]),
         ("nl", ["2u", "2 uur", "30 min"]),
-        ("de", ["2 Std", "2h", "30 Min"]),
+        ("de", ["2 Std.", "2h", "30 Min"]),
     ],
 )
 async def test_the_usage_reply_shows_local_examples_that_are_not_one_tap_away(
@@ -358,7 +358,7 @@ async def test_an_ended_challenges_link_shows_no_live_board(api, bot, club):
     await bot.restart()  # the end is scheduled anew from the database
     await api.wait_request("sendMessage", chat_id=GROUP, after=sent.index + 1)
     (reply,) = await bob.send(f"/start {link.split('?start=')[1]}")
-    assert reply == "Deze uitdaging is voorbij. Je score telt zoals hij nu is."
+    assert reply == "Deze uitdaging is voorbij. Je score staat vast."
 
 
 async def test_a_challenge_whose_card_cannot_be_posted_holds_no_place(api, bot, club):

@@ -101,7 +101,7 @@ async def test_a_tap_after_midnight_says_the_day_is_over(api, bot, database):
     await _yesterday(database)
     mark = api.mark()
     toast, _ = await anna.tap(board, "➡️", edit=False)
-    assert toast["text"] == "This daily ended at midnight (UTC). Your score counts as it stands: 0."
+    assert toast["text"] == "This daily ended at midnight (UTC). Your final score: 0."
     await api.wait_request(
         "editMessageText", after=mark, chat_id=anna.id, message_id=board.message_id
     )

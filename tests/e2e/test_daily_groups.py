@@ -99,6 +99,29 @@ async def test_only_an_admin_switches_the_daily_on_and_it_is_off_by_default(
     assert winners(api) == []
 
 
+async def test_an_anonymous_admin_switches_the_daily_but_plays_none(api, daybot, club, database):
+    """Writing as the group, an admin's account is hidden: /daily on and off still work, as
+    /language does, but the daily itself and its reminder need a player."""
+    anna, _ = club
+
+    async def as_group(text: str) -> str:
+        mark = api.mark()
+        api.send_text(anna.id, GROUP, text, as_group=True)
+        return (await api.wait_request("sendMessage", chat_id=GROUP, after=mark)).params["text"]
+
+    mark = api.mark()
+    assert (await as_group("/daily on")).startswith("The daily is on in this group")
+    await api.wait_for(lambda r: "Daily 2048" in r.params.get("text", ""), after=mark)
+    assert len(day_messages(api)) == 1
+    assert await count_rows(database, "chats", "daily_on = 1") == 1
+    for text in ("/daily", "/daily remind"):
+        assert (await as_group(text)).startswith("Anonymous admins can’t play"), text
+    assert await count_rows(database, "games") == 0
+    assert await count_rows(database, "players", "reminded_day IS NOT NULL") == 0
+    assert (await as_group("/daily off")).startswith("The daily is off in this group")
+    assert await count_rows(database, "chats", "daily_on = 1") == 0
+
+
 async def test_todays_message_at_once_then_edited_as_a_member_finishes(
     api, daybot, club, database, clock
 ):

@@ -8,7 +8,7 @@ from bot.models import Player, StoredGame
 from bot.presentation.captions import duel_result
 from bot.presentation.i18n import translator
 from bot.storage import open_storage
-from tests.support.boards import moving_code
+from tests.support.boards import isolated, moving_code
 from tests.support.databases import Database, put_board, stored_game
 from tests.support.harness import User
 
@@ -35,7 +35,7 @@ async def test_the_friends_board_names_the_rival_and_the_score_to_beat(api, bot)
     ben = User(api, 202, "Ben")
     annas = await _shared_game(bot.database, anna, 3)
     intro, _ = await ben.send(f"/start {duel_payload(annas)}", replies=2)
-    assert "as it stood when it was shared, after 3 moves:" in intro
+    assert "as it was when shared, after 3 moves:" in intro
     board = ben.board()
     title = board.text.split("\n")[0]
     assert f"vs \u2068Anna\u2069 · {annas.game.score} to beat" in title
@@ -63,5 +63,10 @@ async def test_a_duel_result_reaches_each_player_in_their_telegram_language(api,
     daans = await stored_game(bot.database, 202, 202)
     a, d = Player(101, "Anna"), Player(202, "Daan")
     score, size = annas.game.score, annas.game.size
-    assert to_daan.params["text"] == duel_result(translator("nl"), daans.score, a, score, size)
-    assert to_anna.params["text"] == duel_result(translator("de"), score, d, daans.score, size)
+    to_daan_text = duel_result(translator("nl"), daans.score, a, score, size, sharer=False)
+    to_anna_text = duel_result(translator("de"), score, d, daans.score, size, sharer=True)
+    assert to_daan.params["text"] == to_daan_text
+    assert to_anna.params["text"] == to_anna_text
+    # Anna shared days ago, maybe: her line says who took on which of her games.
+    assert to_anna_text.startswith(f"⚔️ {isolated('Daan')} hat sich deinem Spiel gestellt")
+    assert to_daan_text.startswith(f"⚔️ Je nam het op tegen het spel van {isolated('Anna')}")

@@ -48,7 +48,7 @@ async def test_group_leaderboard_orders_escapes_and_shows_my_rank(api, bot, club
     reply = await api.wait_request("sendMessage", chat_id=GROUP)
     message = api.stored_message(GROUP, reply.result["message_id"])
     lines = message.text.split("\n")
-    assert lines[:3] == [f"Top scores in {isolated('2048 Club')}", "", "Classic 4×4"]
+    assert lines[:3] == [f"Best scores in {isolated('2048 Club')}", "", "Classic 4×4"]
     assert lines[3].startswith(f"1. {isolated('<b>&amp;</b>')}: 10,000")
     assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in message.html
     assert lines[4].startswith(f"2. {isolated('Player 0')}: 9,900 points · highest tile 128")
@@ -80,7 +80,7 @@ async def test_names_that_would_reverse_or_vanish_are_isolated_or_replaced(api, 
     (best,) = await ghost.send("/best", chat_id=GROUP)
     assert "\u202e" not in best
     lines = best.split("\n")
-    assert lines[0] == f"Top scores in {isolated('bulC')}"
+    assert lines[0] == f"Best scores in {isolated('bulC')}"
     assert lines[3].startswith(f"1. {isolated('yrollam')}: 2,000")
     assert lines[4].startswith("2. Player 4321: 1,000")
     answer, _ = await ghost.tap(mallory_board, "⬅️", edit=False)
@@ -96,14 +96,14 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     await challenge_with_bob(api, anna, bob, GROUP)
     (best,) = await anna.send("/best", chat_id=GROUP)
     assert "Nobody in this group has a score" not in best
-    assert "Running challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
+    assert "Live challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
     assert "tap “Play” on the challenge message above" in best  # no links here
 
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()
     await api.wait_request("sendMessage", chat_id=GROUP, text=lambda t: "wins" in t)
     (best,) = await bob.send("/best", chat_id=GROUP)
-    assert "Running challenge" not in best
+    assert "Live challenge" not in best
     assert re.search(
         r"Afgelopen uitdagingen\n\d+ \w+\.? · Klassiek 4×4: \u2068Bob\u2069 won met \d+", best
     )

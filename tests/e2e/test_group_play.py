@@ -273,7 +273,9 @@ async def test_an_upgrade_right_after_a_flood_of_commands_is_still_followed(api,
         await asyncio.sleep(0.2)
     api.upgrade_group(BASIC, SUPER, anna.id)  # the notices come from Anna: no budget left
     api.send_text(bob.id, SUPER, "/best")
-    best = await api.wait_request("sendMessage", chat_id=SUPER, text=lambda t: "Top scores in" in t)
+    best = await api.wait_request(
+        "sendMessage", chat_id=SUPER, text=lambda t: "Best scores in" in t
+    )
     assert f"1. {isolated('Anna')}" in best.params["text"]
 
 

@@ -30,7 +30,7 @@ async def test_a_tap_on_an_older_board_moves_the_game_on_its_newest_board(api, b
     # A client that has not refetched the old message still shows its arrows, and sends the tap.
     query = api.tap(101, 101, old.message_id, left, strict=False)
     answer = await api.wait_answer(query)
-    assert answer["text"] == "Your game goes on in its newest board, further down."
+    assert answer["text"] == "Your game continues on the newest board below."
     await api.wait_request("editMessageText", message_id=new.message_id)
     newest = api.stored_message(101, new.message_id)
     assert shown_moves(newest.text) == 1
@@ -62,7 +62,7 @@ async def test_an_older_board_still_showing_arrows_loses_them_when_tapped(api, b
     await execute_sql(bot.database, "UPDATE games SET message_id = ?", first.message_id)
     mark = api.mark()
     answer, _ = await anna.tap(second, "⬅️", edit=False)
-    assert answer["text"] == "Your game goes on in its newest board, further down."
+    assert answer["text"] == "Your game continues on the newest board below."
     await api.wait_request("editMessageText", message_id=first.message_id, after=mark)
     await api.wait_request("editMessageReplyMarkup", message_id=second.message_id, after=mark)
     assert buttons(api.stored_message(101, second.message_id)) == {}

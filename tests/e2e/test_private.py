@@ -55,6 +55,26 @@ async def test_start_again_shows_the_same_game(api, bot):
     assert grid(again) == grid(first)
 
 
+@pytest.mark.parametrize(
+    ("language", "back"),
+    [
+        ("en", "Welcome back, {}! Here’s your game."),
+        ("nl", "Welkom terug, {}! Hier is je spel."),
+        ("de", "Willkommen zurück, {}! Hier ist dein Spiel."),
+    ],
+)
+async def test_start_introduces_the_game_once_and_then_just_brings_the_board_back(
+    api, bot, language, back
+):
+    anna = User(api, 101, "Anna", language)
+    welcome, _ = await anna.send("/start", replies=2)
+    assert "/rules" in welcome
+    first = anna.board()
+    welcome, _ = await anna.send("/start", replies=2)
+    assert welcome == back.format(isolated("Anna"))
+    assert grid(anna.board()) == grid(first)
+
+
 @pytest.mark.parametrize(("label", "size"), [("Classic", 4), ("Large", 5), ("Huge", 6)])
 async def test_new_game_menu_offers_each_size(api, bot, label, size):
     anna = User(api, 101, "Anna")
@@ -225,26 +245,54 @@ EVERYWHERE = {
 
 
 @pytest.mark.parametrize(
-    ("language", "description", "group_best"),
+    ("language", "description", "best", "group_best", "group_language"),
     [
-        ("en", "How to play", "The group’s best scores and challenges"),
-        ("nl", "Spelregels", "De beste scores en uitdagingen van de groep"),
-        ("de", "Spielregeln", "Die Highscores und Herausforderungen der Gruppe"),
-        ("fr", "How to play", "The group’s best scores and challenges"),
+        (
+            "en",
+            "How to play",
+            "Your best scores and records",
+            "The group’s best scores and challenges",
+            "Choose the group’s language (admins)",
+        ),
+        (
+            "nl",
+            "Spelregels",
+            "Je beste scores en records",
+            "De beste scores en uitdagingen van de groep",
+            "Kies de taal van de groep (beheerders)",
+        ),
+        (
+            "de",
+            "Spielregeln",
+            "Deine Highscores und Rekorde",
+            "Die Highscores und Herausforderungen der Gruppe",
+            "Sprache der Gruppe wählen (Admins)",
+        ),
+        (
+            "fr",
+            "How to play",
+            "Your best scores and records",
+            "The group’s best scores and challenges",
+            "Choose the group’s language (admins)",
+        ),
     ],
 )
 async def test_command_menus_are_set_per_language_and_per_kind_of_chat(
-    api, bot, language, description, group_best
+    api, bot, language, description, best, group_best, group_language
 ):
-    """Private chats do not list /challenge, which only works in groups; groups list it."""
+    """Private chats do not list /challenge, which only works in groups; groups list it.
+
+    /best and /language do something else in a group, and their group lines say so.
+    """
     user = User(api, 103, "Lou", language)
     private = {c["command"]: c["description"] for c in api.commands_for(user.id, user.id)}
-    assert private["rules"] == description
+    assert private["rules"] == description and private["best"] == best
     assert set(private) == EVERYWHERE
     api.add_group(-100700, "Lou's club", admins=set(), members=[user.id])
     group = {c["command"]: c["description"] for c in api.commands_for(-100700, user.id)}
     assert set(group) == EVERYWHERE | {"challenge"}
     assert group["rules"] == description and group["best"] == group_best
+    assert group["language"] == group_language and private["language"] != group_language
     (help_text,) = await user.send("/help")
     assert "/challenge" not in help_text and "/view" in help_text
 
@@ -347,7 +395,7 @@ async def test_forged_buttons_get_a_clear_answer_and_change_nothing(api, bot, da
     assert await stored_game(bot.database, 101, 101) == before
     assert api.stored_message(101, board.message_id).text == board.text
     welcome, _ = await anna.send("/start", replies=2)
-    assert welcome.startswith(f"Hi {isolated('Anna')}")  # still her own language
+    assert welcome.startswith(f"Welcome back, {isolated('Anna')}!")  # still her own language
 
 
 async def test_another_players_game_id_cannot_be_played_from_my_chat(api, bot):

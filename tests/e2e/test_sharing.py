@@ -216,7 +216,7 @@ async def test_replay_best_and_games_without_a_log(api, bot):
     await api.wait_request("sendAnimation", chat_id=101, timeout=30)
     await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
     (text,) = await anna.send("/replay")
-    assert "before replays were recorded" in text
+    assert text == "This game is too old to replay."
 
 
 async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_result(

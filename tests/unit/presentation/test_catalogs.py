@@ -106,9 +106,11 @@ def test_language_resolution(choice, telegram, expected):
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_rules_fit_one_telegram_message(language):
+def test_the_rules_fit_one_telegram_message_with_room_to_spare(language):
+    # Telegram counts a message's visible text in UTF-16 units, at most 4,096. The rules keep
+    # a tenth of that free, so a translator's reworded paragraph can't split them in two.
     visible = TAG.sub("", rules(translator(language)))
-    assert len(visible.encode("utf-16-le")) // 2 <= 4096
+    assert len(visible.encode("utf-16-le")) // 2 <= 4096 * 9 // 10
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -11,27 +11,27 @@ from engine.solver.reasons import Reason, ReasonKind
 EXPECTED = {
     "en": {
         ReasonKind.EVERY_OTHER_LOSES_CORNER: "every other move loses the corner",
-        ReasonKind.JOINS: "joins two 1,024s",
+        ReasonKind.JOINS: "joins two 1024s",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "the only move that keeps a free cell next to your highest tile"
         ),
-        ReasonKind.KEEPS_CORNER: "keeps your 1,024 in the corner",
+        ReasonKind.KEEPS_CORNER: "keeps your 1024 in the corner",
     },
     "nl": {
         ReasonKind.EVERY_OTHER_LOSES_CORNER: "met elke andere zet raak je de hoek kwijt",
-        ReasonKind.JOINS: "zo voeg je twee tegels van 1.024 samen",
+        ReasonKind.JOINS: "zo voeg je twee tegels van 1024 samen",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "de enige zet die een vakje naast je hoogste tegel vrij laat"
         ),
-        ReasonKind.KEEPS_CORNER: "zo blijft je 1.024 in de hoek",
+        ReasonKind.KEEPS_CORNER: "zo blijft je 1024 in de hoek",
     },
     "de": {
         ReasonKind.EVERY_OTHER_LOSES_CORNER: "mit jedem anderen Zug verlierst du die Ecke",
-        ReasonKind.JOINS: "so legst du zwei 1.024er zusammen",
+        ReasonKind.JOINS: "so legst du zwei 1024er zusammen",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "der einzige Zug, der ein Feld neben deiner höchsten Kachel frei lässt"
         ),
-        ReasonKind.KEEPS_CORNER: "so bleibt deine 1.024 in der Ecke",
+        ReasonKind.KEEPS_CORNER: "so bleibt deine 1024 in der Ecke",
     },
 }
 

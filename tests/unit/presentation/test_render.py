@@ -229,7 +229,7 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
 
 @pytest.mark.parametrize(
     ("language", "moves", "said"),
-    [("de", 54, "nach 54 Zügen:"), ("de", 1, "nach 1 Zug:"), ("nl", 1, "na 1 zet:")],
+    [("de", 54, "nach 54 Zügen geteilt"), ("de", 1, "nach 1 Zug geteilt"), ("nl", 1, "na 1 zet:")],
 )
 def test_a_duels_intro_counts_the_shared_moves_in_the_languages_own_case(language, moves, said):
     rival = replace(engine.new_game(4, 1, 0.0), moves=moves, score=412)

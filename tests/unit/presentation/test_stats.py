@@ -37,7 +37,7 @@ EXPECTED = {
     "en": [
         "📊 <b>Your statistics</b>",
         "<b>Classic 4×4</b>\nBest score: 20,480\n12 games played · 3 won · win rate 25%",
-        "Highest tile: 65536",
+        "Highest tile: 65,536",
         "Fewest moves to 2048: 950",
         "Fastest 2048: 20 min 34 sec",
         "<b>Huge 6×6</b>\nBest score: 1,234,567\n1 game played · 0 won · win rate 0%",
@@ -50,7 +50,7 @@ EXPECTED = {
         "📊 <b>Je statistieken</b>",
         "<b>Klassiek 4×4</b>\nBeste score: 20.480\n12 spellen gespeeld · 3 gewonnen · "
         "winstpercentage 25%",
-        "Hoogste tegel: 65536",
+        "Hoogste tegel: 65.536",
         "1 spel gespeeld",
         "12.345 zetten in totaal, 1 uur 2 min 5 sec gespeeld",
         "🔥 Dagpuzzelreeks: 3 dagen op rij. Langste reeks: 7 dagen.",
@@ -61,6 +61,7 @@ EXPECTED = {
         "📊 <b>Deine Statistik</b>",
         "<b>Klassisch 4×4</b>\nHighscore: 20.480\n12 Spiele gespielt · 3 gewonnen · "
         "Siegquote 25\u00a0%",
+        "Höchste Kachel: 65.536",
         "1 Spiel gespielt",
         "12.345 Züge insgesamt, 1 Std. 2 Min. 5 Sek. gespielt",
         "🔥 Tagesrätsel-Serie: 3 Tage in Folge. Längste Serie: 7 Tage.",
@@ -77,6 +78,16 @@ def test_stats_read_in_the_language_with_its_numbers_and_plurals(language):
         assert expected in text
     assert text.index("4×4") < text.index("6×6")  # the sizes in their order
     assert "5×5</b>" not in text  # a size never played has no block
+
+
+@pytest.mark.parametrize(
+    ("language", "tiles"),
+    [("en", ["2048", "65,536", "131,072"]), ("de", ["2048", "65.536", "131.072"])],
+)
+def test_a_tile_is_grouped_like_a_number_only_from_five_digits(language, tiles):
+    """ "a 2048 tile" is the game's name; 131072 is unreadable next to a grouped score."""
+    t = translator(language)
+    assert [t.tile(value) for value in (2048, 65_536, 131_072)] == tiles
 
 
 @pytest.mark.parametrize("language", sorted(EXPECTED))

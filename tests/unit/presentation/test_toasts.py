@@ -91,8 +91,8 @@ def test_a_move_held_back_by_telegram_always_says_so_first_after_what_the_move_d
     """Where everything does not fit, where the game went is what gives way."""
     t = translator(language)
     held = t._(
-        "Saved, score {score}. Telegram is holding back this board for {time}; "
-        "then it catches up by itself.",
+        "Saved (score {score}). Telegram is slowing down messages in this chat, so "
+        "your board will update in {time}.",
         score=t.number(SCORE),
         time=t.duration(FLOOD_WAIT),
     )
@@ -104,6 +104,20 @@ def test_a_move_held_back_by_telegram_always_says_so_first_after_what_the_move_d
         assert text is not None and text.endswith(held), text
         said = toasts.tap_toast(t, result)
         assert said is None or text.startswith(said + "\n"), text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_held_back_tap_on_an_older_board_still_says_where_the_game_went(language):
+    """The wait and the newest board's note fit together even at a billion points and a day
+    (German included), so neither has to give way."""
+    t = translator(language)
+    below = t._("Your game continues on the newest board below.")
+    for outcome in [None, *engine.Outcome]:
+        result = TapResult(TapStatus.APPLIED, stored(), outcome)
+        if not result.changed:
+            continue
+        text = tap_answer(t, result, moved_below=True, held_back=FLOOD_WAIT)
+        assert text is not None and below in text.split("\n"), text
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
