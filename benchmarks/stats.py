@@ -13,8 +13,15 @@ through `WorkerPool.run_alone` (the arguments pickled to a worker and the PNG ba
 the machine's load does change: hence the machine and its load average, printed first.
 
 With `--dailies`, also what /stats reads for one player who played every one of that many
-dailies, each with `--players` attempts, on a temporary SQLite file: each daily's place is
-counted from the ranking's index, so the time grows with dailies × players.
+dailies, each with `--players` attempts, on a temporary SQLite file (or, with
+`--database-url`, a new schema on that PostgreSQL server), in one run: first with the places
+counted live from each daily's ranking, as before the days' places were kept, which grows
+with dailies × players; then the day-end work that keeps them (`DailyService.keep_places`,
+timed per daily); then read from what was kept, which grows with the player's dailies alone.
+The ratio of the two reads is printed; both give the same places, which the run checks.
+
+    .venv/bin/python -m benchmarks.stats --dailies 100 --players 20000 \
+        --database-url postgresql://postgres@127.0.0.1:54329/bot2048_test
 """
 
 from __future__ import annotations
@@ -26,22 +33,26 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
+from benchmarks.daily import _database, _settle
 from benchmarks.pictures import draw_all, report
 from bot.models import Daily
+from bot.outcomes import PlayerStats
 from bot.presentation import charts
 from bot.presentation.i18n import LANGUAGES, translator
+from bot.services.daily import DailyService
+from bot.services.locks import ChatLocks
 from bot.services.stats import StatsService
 from bot.services.workers import WorkerPool
-from bot.storage import Storage, open_storage
+from bot.storage import Storage
 
 TARGET_MS = 40.0
 TARGET_BYTES = 150_000
 POOL_RUNS = 50
+READS = 10  # /stats reads timed, before and after the places are kept
 FIRST_DAY = date(2026, 1, 1)  # of the dailies --dailies makes
 
 
@@ -98,8 +109,8 @@ async def bench_pool() -> None:
 
 
 async def _fill(store: Storage, dailies: int, players: int) -> None:
-    """`dailies` days' 4×4 dailies, each with `players` attempts of random scores and moves;
-    player 1 is among them every day."""
+    """`dailies` days' 4×4 dailies, all over, each with `players` attempts of random scores
+    and moves (ties on score included); player 1 is among them every day."""
     rolls = random.Random(30)
     async with store.transaction():
         days = [
@@ -130,27 +141,49 @@ async def _fill(store: Storage, dailies: int, players: int) -> None:
         async with store.transaction():
             for row in rows[start : start + 5_000]:
                 await store._execute(insert, row)
-    async with store.transaction():
-        await store._execute("ANALYZE")
 
 
-async def bench_reads(dailies: int, players: int) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        store = await open_storage(Path(folder) / "stats.sqlite3")
-        try:
-            await _fill(store, dailies, players)
-            stats = StatsService(store)
-            walls, cpus = [], []
-            for _ in range(10):
-                wall, cpu = time.perf_counter(), time.process_time()
-                await stats.of(1)
-                walls.append((time.perf_counter() - wall) * 1000)
-                cpus.append((time.process_time() - cpu) * 1000)
-        finally:
-            await store.close()
+async def _time_reads(stats: StatsService) -> tuple[list[float], list[float], PlayerStats | None]:
+    """`READS` reads of player 1's /stats: wall and CPU milliseconds, and what was read."""
+    walls, cpus, figures = [], [], None
+    for _ in range(READS):
+        wall, cpu = time.perf_counter(), time.process_time()
+        figures = await stats.of(1)
+        walls.append((time.perf_counter() - wall) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return walls, cpus, figures
+
+
+async def bench_reads(dailies: int, players: int, url: str | None) -> None:
+    backend = "SQLite" if url is None else "PostgreSQL"
+    async with _database(url) as (store, schema_url):
+        began = time.perf_counter()
+        await _fill(store, dailies, players)
+        await _settle(store, schema_url)
+        print(
+            f"reads, {backend}, {dailies:,} dailies of {players:,} players "
+            f"(written in {time.perf_counter() - began:.0f} s), median of {READS}:"
+        )
+        stats = StatsService(store)
+        live_walls, live_cpus, live = await _time_reads(stats)
+        began = time.perf_counter()
+        kept = await DailyService(store, ChatLocks(store)).keep_places()
+        keeping = time.perf_counter() - began
+        await _settle(store, schema_url)  # the kept rows analysed, as autovacuum would
+        kept_walls, kept_cpus, stored = await _time_reads(stats)
+    assert kept == dailies * players and stored == live, "the kept places differ"
+    live_ms, kept_ms = statistics.median(live_walls), statistics.median(kept_walls)
     print(
-        f"reads, SQLite, {dailies:,} dailies of {players:,} players: median "
-        f"{statistics.median(walls):.0f} ms wall, {statistics.median(cpus):.0f} ms CPU of 10"
+        f"  live (each place counted):  {live_ms:8.1f} ms wall, "
+        f"{statistics.median(live_cpus):6.1f} ms CPU here"
+    )
+    print(
+        f"  kept (each place read):     {kept_ms:8.1f} ms wall, "
+        f"{statistics.median(kept_cpus):6.1f} ms CPU here: {live_ms / kept_ms:,.0f}× faster"
+    )
+    print(
+        f"  keeping the places: {keeping:.1f} s for {kept:,} places, "
+        f"{keeping / dailies * 1000:.0f} ms a daily of {players:,}"
     )
 
 
@@ -158,12 +191,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dailies", type=int, help="also time the reads of /stats")
     parser.add_argument("--players", type=int, default=3_000)
+    parser.add_argument("--database-url", help="the reads on PostgreSQL; SQLite without one")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     ok = bench_drawing()
     asyncio.run(bench_pool())
     if args.dailies:
-        asyncio.run(bench_reads(args.dailies, args.players))
+        asyncio.run(bench_reads(args.dailies, args.players, args.database_url))
     print("all targets met" if ok else "a target was missed")
     return 0 if ok else 1
 

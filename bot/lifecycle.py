@@ -74,6 +74,9 @@ RENDER_GRACE = 3.0
 SHUTDOWN_DRAIN = 5.0
 # How often the record of handled updates drops keys no redelivery can ask for any more.
 FORGET_DELIVERIES_EVERY = 3600.0
+# How often the dailies whose day is over get their places kept (bot/services/daily.py):
+# a job of its own, as a day of 100,000 players takes longer than the catch-up's turn.
+KEEP_PLACES_EVERY = 30.0
 # With PostgreSQL, how long a chat's shared pace is kept after its last send: by then its
 # budget is full and any slowed pace recovered, the same as a chat never seen.
 FORGET_PACES_AFTER = 3600.0
@@ -399,6 +402,7 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
     every(_catch_up, config.outbox_interval, "catch-up", first=0)
     # The day's reminders, a batch a turn from midnight on (or from the start, if it missed it).
     every(_remind_daily, TURN_SECONDS, "daily-reminders", first=0)
+    every(_keep_daily_places, KEEP_PLACES_EVERY, "daily-places", first=0)
     every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
     if runtime.shared is not None:
         every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
@@ -411,6 +415,13 @@ async def _catch_up(context: BotContext) -> None:
 
 async def _remind_daily(context: BotContext) -> None:
     await remind_daily(context.bot, context.runtime)
+
+
+async def _keep_daily_places(context: BotContext) -> None:
+    with contextlib.suppress(StorageUnavailable):  # logged by the storage; the next turn tries
+        kept = await context.runtime.daily.keep_places()
+        if kept:
+            log.info("kept %d players' places in the dailies that ended", kept)
 
 
 async def _forget_old_deliveries(context: BotContext) -> None:

@@ -23,6 +23,10 @@ from bot.services.locks import ChatLocks
 from bot.storage import Storage
 
 DAY_SECONDS = 86_400
+# A daily's places are kept this long after its day ends: a move checked against the day's
+# end just before midnight, in any process, has committed by then, so the kept ranking is
+# the final one. Until they are kept, /stats counts them from the ranking as it stands.
+PLACES_SETTLE = 60.0
 
 
 class DailyStatus(StrEnum):
@@ -68,6 +72,9 @@ class DailyService:
         self._clock = clock
         self._new_seed = new_seed
         self._new_salt = new_salt
+        # The UTC day, PLACES_SETTLE seconds ago, when this process last kept the places of
+        # every daily over by then: none ends again before the next midnight.
+        self._placed: str | None = None
 
     def now(self) -> float:
         return self._clock()
@@ -85,6 +92,26 @@ class DailyService:
             0, day, size, seed, salt, engine.commitment(salt, seed, size, day), ends_at
         )
         return await storage.ensure_daily(candidate, now)
+
+    async def keep_places(self) -> int:
+        """Keep each player's place in every daily whose day is over, each daily in one
+        transaction; how many places this call kept.
+
+        Its work comes once a day, a minute after midnight, and at a process's first call,
+        which also fills the days over before places were kept, or while the bot was away;
+        the look between costs no statement. A call cut off keeps what it committed, and the
+        next one goes on; a daily another process placed is skipped.
+        """
+        settled = self._clock() - PLACES_SETTLE
+        day, _ = day_of(settled)
+        if day == self._placed:
+            return 0
+        kept = 0
+        for daily_id in await self.storage.dailies_to_place(settled):
+            async with self.storage.transaction():
+                kept += await self.storage.keep_places(daily_id)
+        self._placed = day
+        return kept
 
     async def play(self, user_id: int, size: int) -> DailyPlay:
         """Today's daily of this size for the player: begun now, or as they left it.

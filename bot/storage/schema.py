@@ -308,6 +308,15 @@ _STEPS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (name, key)
         )""",
     ),
+    # 17: each player's place in a daily, kept once its day is over (a finished day's
+    # ranking never changes), so /stats reads a player's places instead of counting every
+    # day's ranking again. `players`, how many were ranked, is set in the transaction that
+    # keeps the places: NULL while the day runs and until the first look after it ends,
+    # which fills the days that were over before this step as well.
+    (
+        "ALTER TABLE dailies ADD COLUMN players {bigint}",
+        "ALTER TABLE games ADD COLUMN daily_place {bigint}",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -6,7 +6,8 @@ groups, a player's statistics), each written over base.py's primitives and nothi
 backend (sqlite.py, postgres.py) supplies those and inherits every query. What other
 aggregates read of games (a game's columns and row, the leaderboard) games.py offers at
 module level; a group's move hands back its challenges, so GroupQueries builds on
-ChallengeQueries.
+ChallengeQueries, and a daily place not kept yet is counted as the daily's standings count
+it, so StatsQueries builds on DailyQueries.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ class Storage(
     ChallengeQueries,
     RedeliveryQueries,
     OutboxQueries,
+    StatsQueries,
     DailyQueries,
     GroupDailyQueries,
-    StatsQueries,
     ReminderQueries,
 ):
     """Players, games, records and challenges; `bot.storage.open_storage` picks the backend."""

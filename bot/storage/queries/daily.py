@@ -132,6 +132,37 @@ class DailyQueries(StorageBase):
         assert row is not None
         return row[0] + row[1] + 1, row[2]
 
+    async def dailies_to_place(self, ended_by: float) -> list[int]:
+        """The dailies that ended by `ended_by` and whose places are not kept yet, oldest
+        first (a few a day: the table holds one row per day and size)."""
+        rows = await self._fetchall(
+            "SELECT id FROM dailies WHERE players IS NULL AND ends_at <= ? ORDER BY id",
+            (ended_by,),
+        )
+        return [row[0] for row in rows]
+
+    async def keep_places(self, daily_id: int) -> int:
+        """Inside a transaction: keep each ranked attempt's place in the ended daily, as the
+        ranking (`_RANKING`) gives it, and how many were ranked; how many places were kept.
+
+        The daily's row is claimed first, so a second process waits for the first one's
+        commit, then finds it placed and keeps nothing.
+        """
+        claimed = await self._execute(
+            f"""UPDATE dailies SET players = (SELECT count(*) FROM games WHERE {_RANKED})
+                WHERE id = ? AND players IS NULL""",
+            (daily_id, daily_id),
+        )
+        if not claimed:
+            return 0
+        return await self._execute(
+            f"""UPDATE games SET daily_place = ranked.place
+                FROM (SELECT id, row_number() OVER (ORDER BY {_RANKING}) AS place
+                    FROM games WHERE {_RANKED}) AS ranked
+                WHERE games.id = ranked.id""",
+            (daily_id,),
+        )
+
     async def daily_group_standings(self, daily_id: int, chat_id: int) -> list[Standing]:
         """The daily's attempts of the group's players (those who ever played in the group),
         ranked among themselves.

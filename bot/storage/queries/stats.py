@@ -1,29 +1,21 @@
 """A player's statistics: what /stats sums and ranks beyond the records of each board size.
 
-Everything is read from the games as they are saved, so nothing is kept twice: the totals
-from each game's moves and play clock, the chart from the latest games, and the daily
-places from the ranking the daily's own standings use (daily.py's order and index).
+Everything is read from the games as they are saved: the totals from each game's moves and
+play clock, the chart from the latest games. A daily's places are kept in its games once its
+day is over (daily.py's `keep_places`, by the ranking its standings use); until then, a
+place is counted from that ranking's index, as the standings count it.
 """
 
 from __future__ import annotations
 
 from bot.models import DailyPlace, PlayedScore, PlayTotals
-from bot.storage.queries.base import StorageBase
+from bot.storage.queries.daily import DailyQueries
 
 # A game counts once it has a move: an opened board nobody moved is no game played.
 _PLAYED = "owner_id = ? AND moves > 0"
-# Attempts at the same daily as `mine`, ahead of it in its ranking (daily.py's `_RANKING`),
-# in two counts as `daily_rank` makes them: a higher score, a range of the ranking's index;
-# then the same score, ahead on moves, the time and the id.
-_SAME_DAILY = "other.daily_id = mine.daily_id AND other.moves > 0"
-_AHEAD = f"""(SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score > mine.score)
-    + (SELECT count(*) FROM games other WHERE {_SAME_DAILY} AND other.score = mine.score
-        AND (other.moves < mine.moves OR (other.moves = mine.moves
-            AND (other.score_at < mine.score_at
-                OR (other.score_at = mine.score_at AND other.owner_id < mine.owner_id)))))"""
 
 
-class StatsQueries(StorageBase):
+class StatsQueries(DailyQueries):
     async def play_totals(self, user_id: int) -> PlayTotals:
         """The moves and the play time of all the player's games, in every chat."""
         row = await self._fetchrow(
@@ -54,14 +46,21 @@ class StatsQueries(StorageBase):
     async def daily_places(self, user_id: int) -> list[DailyPlace]:
         """The player's place in every daily they moved in, in the order they played them.
 
-        Each place is counted as `daily_rank` counts it, by the ranking's index.
+        A daily whose places are kept (`players` set) is read from its row and the game's:
+        one row a daily. The others (today's, or one that ended a moment ago) are counted as
+        `daily_rank` counts them, by the ranking's index: a few a player at most.
         """
         rows = await self._fetchall(
-            f"""SELECT dailies.day, dailies.size,
-                    1 + {_AHEAD},
-                    (SELECT count(*) FROM games other WHERE {_SAME_DAILY})
+            f"""SELECT dailies.day, dailies.size, mine.daily_place, dailies.players, dailies.id
                 FROM games mine JOIN dailies ON dailies.id = mine.daily_id
                 WHERE mine.{_PLAYED} ORDER BY dailies.day, mine.id""",
             (user_id,),
         )
-        return [DailyPlace(*row) for row in rows]
+        places = []
+        for day, size, place, players, daily_id in rows:
+            if players is None:
+                ranked = await self.daily_rank(daily_id, user_id)
+                assert ranked is not None, "a daily the player moved in ranks them"
+                place, players = ranked
+            places.append(DailyPlace(day, size, place, players))
+        return places

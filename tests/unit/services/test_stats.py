@@ -137,3 +137,76 @@ async def test_a_new_player_has_no_statistics(storage: Storage):
     assert figures.records == {} and figures.recent == [] and figures.totals.moves == 0
     assert figures.streaks == Streaks(0, 0)
     assert figures.best_daily is None and figures.last_daily is None
+
+
+# Each day's results, set by hand (user, score, moves, seconds into the day the score was
+# reached), with every kind of tie the ranking breaks: on score, on moves, on the time, and
+# all three alike (the user's id then decides). Bob is at the top of one day, the bottom of
+# another, and away on the third.
+TIED_DAYS = (
+    [(1, 500, 90, 5.0), (2, 700, 120, 9.0), (3, 500, 80, 7.0), (4, 500, 80, 6.0)],
+    [(2, 300, 40, 1.0), (3, 300, 40, 1.0), (1, 300, 40, 1.0), (5, 300, 41, 0.5), (6, 0, 1, 0)],
+    [(6, 900, 70, 2.0), (5, 900, 70, 2.0), (4, 800, 60, 3.0), (3, 900, 69, 8.0)],
+)
+
+
+async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Storage):
+    first_noon = NOON - len(TIED_DAYS) * DAY_SECONDS
+    clock = Clock(first_noon)
+    seeds = iter(range(3000, 4000))
+    daily = DailyService(storage, ChatLocks(storage), clock, new_seed=lambda: next(seeds))
+    stats = StatsService(storage, clock)
+    players = sorted({user for day in TIED_DAYS for user, *_ in day})
+    for index, results in enumerate(TIED_DAYS):
+        clock.now = first_noon + index * DAY_SECONDS
+        for user, score, moves, at in results:
+            entry = (await daily.play(user, 4)).entry
+            assert entry is not None
+            async with storage.transaction():
+                await storage._execute(
+                    "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL "
+                    "WHERE id = ?",
+                    (score, moves, clock.now + at, entry.id),
+                )
+        await daily.play(7, 4)  # opened, never moved: no place
+    clock.now = NOON  # today, before any place is kept: all counted live
+    live = {user: await stats.of(user) for user in players}
+    assert [live[user].last_daily for user in (1, 2, 3, 5, 6, 4)] == [
+        DailyPlace("2026-11-30", 4, 1, 5),
+        DailyPlace("2026-11-30", 4, 2, 5),
+        *(DailyPlace("2026-12-01", 4, rank, 4) for rank in (1, 2, 3, 4)),
+    ]
+    assert live[3].best_daily == DailyPlace("2026-12-01", 4, 1, 4)
+
+    # The last day ended less than a minute ago: its places are not final yet.
+    clock.now = NOON - 12 * 3600 + 30
+    assert await daily.keep_places() == 4 + 5
+    clock.now = NOON  # today: the three days over are placed at the first look
+    assert await daily.keep_places() == 4
+    assert await daily.keep_places() == 0
+    other_process = DailyService(storage, ChatLocks(storage), clock)
+    assert await other_process.keep_places() == 0  # placed already
+
+    kept = await storage._fetchall(
+        "SELECT games.daily_id, games.owner_id, games.daily_place, dailies.players "
+        "FROM games JOIN dailies ON dailies.id = games.daily_id WHERE games.moves > 0"
+    )
+    assert len(kept) == sum(map(len, TIED_DAYS))
+    for daily_id, owner_id, place, counted in kept:
+        assert await storage.daily_rank(daily_id, owner_id) == (place, counted)
+    assert {user: await stats.of(user) for user in players} == live
+
+    # What /stats reads of a day over is what was kept, and today's place is counted live.
+    async with storage.transaction():
+        await storage._execute("UPDATE games SET score = 0 WHERE owner_id = 2")
+    today = await daily.play(3, 4)
+    assert today.entry is not None and today.daily is not None
+    async with storage.transaction():
+        await storage._execute(
+            "UPDATE games SET score = 4, moves = 1, actions = NULL WHERE id = ?",
+            (today.entry.id,),
+        )
+    assert (await stats.of(2)).last_daily == live[2].last_daily
+    figures = await stats.of(3)
+    assert figures.best_daily == live[3].best_daily
+    assert figures.last_daily == DailyPlace(today.daily.day, 4, 1, 1)
