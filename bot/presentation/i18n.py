@@ -8,11 +8,13 @@ decided once, by `_locales_dir`.
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -124,6 +126,26 @@ class Translator:
             if value
         ]
         return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.language)
+
+    def countdown(self, seconds: float) -> str:
+        """Time left, in words for running text ("10 hours and 55 minutes", "42 seconds").
+
+        A message that counts down is never updated, so seconds past the first minute are
+        stale as soon as it is read: they are left out, and the minutes rounded up, so it
+        never says "0 minutes". The units are written out, because the short German ones end
+        in a dot ("7 Sek.") and a sentence ending on them would end in two.
+        """
+        whole = max(0, math.ceil(seconds))
+        if whole < 60:
+            return format_unit(whole, "duration-second", length="long", locale=self.language)
+        hours, minutes = divmod(math.ceil(whole / 60), 60)
+        units = (("duration-hour", hours), ("duration-minute", minutes))
+        parts = [
+            format_unit(value, unit, length="long", locale=self.language)
+            for unit, value in units
+            if value
+        ]
+        return format_list(parts, locale=self.language)
 
 
 @cache

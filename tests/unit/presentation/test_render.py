@@ -40,9 +40,9 @@ def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_bes
     )
     game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
     text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
-    assert "Score: <b>56</b> · Challenge top: 412" in text and "912" not in text
+    assert "Score: <b>56</b> · Leader: 412" in text and "912" not in text
     leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
-    assert "Challenge top: 56" in leading  # the player's own score leads
+    assert "Leader: 56" in leading  # the player's own score leads
 
 
 def test_each_grid_line_is_exactly_one_emoji_per_cell():
@@ -157,6 +157,27 @@ def test_the_caption_counts_undos_and_says_when_none_are_left(language, five, on
 )
 def test_play_times_read_as_durations_not_clock_times(language, seconds, shown):
     assert translator(language).duration(seconds) == shown
+
+
+@pytest.mark.parametrize(
+    ("language", "seconds", "shown"),
+    [
+        ("en", 39303, "10 hours and 56 minutes"),  # 10:55:03 left: the minute is rounded up
+        ("en", 3600, "1 hour"),
+        ("en", 61, "2 minutes"),
+        ("en", 6.2, "7 seconds"),
+        ("nl", 39303, "10 uur en 56 minuten"),
+        ("nl", 60, "1 minuut"),
+        ("de", 39303, "10 Stunden und 56 Minuten"),
+        ("de", 7, "7 Sekunden"),
+    ],
+)
+def test_countdowns_leave_out_seconds_past_a_minute_and_write_their_units_out(
+    language, seconds, shown
+):
+    # A countdown is never updated, so its seconds would be stale when read; and German's
+    # short units end in a dot, which before a full stop would read "7 Sek..".
+    assert translator(language).countdown(seconds) == shown
 
 
 WINTER = datetime(2026, 11, 30, 0, 53, tzinfo=UTC).timestamp()
