@@ -48,9 +48,9 @@ def started(t: Translator, daily: Daily, seconds_left: float) -> str:
         t,
         daily,
         t._(
-            "Everyone gets the same tiles today. One attempt, five undos, no hints. It "
-            "counts as it stands at midnight (UTC), in {time}.",
-            time=t.duration(seconds_left),
+            "Everyone gets the same tiles today. One attempt, five undos, no hints. Your "
+            "score at midnight UTC (in {time}) is final.",
+            time=t.countdown(seconds_left),
         ),
     )
 
@@ -60,9 +60,9 @@ def resumed(t: Translator, daily: Daily, seconds_left: float) -> str:
         t,
         daily,
         t._(
-            "Your daily goes on where you left it: you have one attempt a day. It counts as "
-            "it stands at midnight (UTC), in {time}.",
-            time=t.duration(seconds_left),
+            "Picking up your daily where you left off: it's one attempt a day. Your score at "
+            "midnight UTC (in {time}) is final.",
+            time=t.countdown(seconds_left),
         ),
     )
 
@@ -90,8 +90,8 @@ def finished(
         daily,
         t._(
             "You've played today's daily: one attempt a day. The next one opens at "
-            "midnight (UTC), in {time}.",
-            time=t.duration(seconds_left),
+            "midnight UTC, in {time}.",
+            time=t.countdown(seconds_left),
         ),
         result_line(t, entry),
         *([rank_line(t, rank)] if rank is not None else []),
@@ -128,14 +128,14 @@ def invalid(t: Translator) -> str:
 
 
 def in_private(t: Translator) -> str:
-    return t._("The daily is played in our private chat: tap below to open it there.")
+    return t._("The daily is played in a private chat with me: tap below to open it.")
 
 
 def daily_board(t: Translator, daily: Daily | None, *, over: bool) -> tuple[str, str | None] | None:
     """A daily's board: its title, and the banner once its day has ended (None if no daily)."""
     if daily is None:
         return None
-    title = t._("daily of {day}", day=day_name(t, daily.day))
+    title = t._("{day} daily", day=day_name(t, daily.day))
     return title, ("🏁 " + t._("This daily has ended. Your score is final.")) if over else None
 
 

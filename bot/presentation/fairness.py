@@ -8,14 +8,16 @@ from bot.presentation.i18n import Translator
 
 def daily_commitment(t: Translator, commitment: str) -> str:
     return t._(
-        "Seed commitment (SHA-256), revealed when the day ends: <code>{commitment}</code>",
+        "Fairness check (SHA-256 of the seed): <code>{commitment}</code>. The seed itself is "
+        "revealed when the day ends.",
         commitment=commitment,
     )
 
 
 def challenge_commitment(t: Translator, commitment: str) -> str:
     return t._(
-        "Seed commitment (SHA-256), revealed when the challenge ends: <code>{commitment}</code>",
+        "Fairness check (SHA-256 of the seed): <code>{commitment}</code>. The seed itself is "
+        "revealed when the challenge ends.",
         commitment=commitment,
     )
 
@@ -23,8 +25,8 @@ def challenge_commitment(t: Translator, commitment: str) -> str:
 def revealed(t: Translator, seed: int, salt: str, commitment: str) -> str:
     """The secret behind the commitment, shown once nobody can play it any more."""
     return t._(
-        "Seed <code>{seed}</code> and salt <code>{salt}</code> give the commitment "
-        "<code>{commitment}</code>: anyone can check.",
+        "Seed <code>{seed}</code> and salt <code>{salt}</code> give the fairness check "
+        "<code>{commitment}</code>: anyone can verify it.",
         seed=seed,
         salt=salt,
         commitment=commitment,
@@ -43,7 +45,7 @@ def daily_secret(t: Translator, seconds_left: float) -> str:
     return t._(
         "Your daily is still running: its seed is revealed when the day ends, at midnight "
         "(UTC), in {time}. /record sends its record then.",
-        time=t.duration(seconds_left),
+        time=t.countdown(seconds_left),
     )
 
 
@@ -56,7 +58,7 @@ def challenge_secret(t: Translator, ends: str) -> str:
 
 
 def still_playing(t: Translator) -> str:
-    return t._("Your game is still going: /record sends its record once it is over.")
+    return t._("Your game is still going: send /record again once it's over.")
 
 
 def no_game(t: Translator) -> str:

@@ -38,8 +38,8 @@ def group_card(t: Translator, daily: Daily, standings: list[Standing], *, final:
         [
             heading(t, daily),
             t._(
-                "Everyone gets the same tiles today: one attempt each, played in our private "
-                "chat. It counts as it stands at midnight (UTC)."
+                "Everyone gets the same tiles today: one attempt each, in a private chat with me. "
+                "Your score at midnight UTC is final."
             ),
             fairness.daily_commitment(t, daily.commitment),
             "",
@@ -51,9 +51,9 @@ def group_card(t: Translator, daily: Daily, standings: list[Standing], *, final:
 def group_winner(t: Translator, daily: Daily, winner: Standing | None) -> str:
     day = day_name(t, daily.day)
     if winner is None:
-        return t._("The daily of {day} is over, and nobody here played it.", day=day)
+        return t._("The {day} daily is over, and nobody here played it.", day=day)
     return t._(
-        "📅 {name} wins the daily of {day} in this group with {score} points!",
+        "📅 {name} wins the {day} daily in this group with {score} points!",
         name="<b>" + player_name(t, winner.name, winner.user_id) + "</b>",
         day=day,
         score=t.number(winner.score),
@@ -62,8 +62,8 @@ def group_winner(t: Translator, daily: Daily, winner: Standing | None) -> str:
 
 def switched_on(t: Translator) -> str:
     return t._(
-        "The daily is on in this group: today's standings follow below, and each new day's "
-        "at midnight (UTC). /daily off stops them."
+        "The daily is on in this group: today's standings are below, and I'll post each new "
+        "day's at midnight UTC. /daily off stops them."
     )
 
 

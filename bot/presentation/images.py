@@ -447,7 +447,7 @@ def _review_panel(image: Image.Image, t: Translator, top: int, size: int, cost: 
     )
     for text, points, y in lines:
         draw.text((left, y), text, font=_fitting_font(text, points, width), fill=DARK_TEXT)
-    label = reviews.cost(t, cost.loss)
+    label = reviews.cost(t, size, cost.loss)
     smooth_rounded_box(image, (left, top + 140, WIDTH - MARGIN, top + 196), 6, COST_COLOUR)
     draw.text(
         (left + 14, top + 168),

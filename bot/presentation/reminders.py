@@ -15,7 +15,7 @@ def reminder(t: Translator, day: str) -> str:
     return "\n".join(
         [
             t._(
-                "📅 The daily of {day} is open: the same tiles for everyone, one attempt.",
+                "📅 The {day} daily is open: the same tiles for everyone, one attempt.",
                 day=day_name(t, day),
             ),
             t._("/daily remind off stops these reminders."),
@@ -33,7 +33,7 @@ def switched_on(t: Translator, seconds_left: float) -> str:
     return t._(
         "🔔 Reminder on: I'll message you when each daily opens at midnight (UTC). The next "
         "one opens in {time}. /daily remind off stops it.",
-        time=t.duration(seconds_left),
+        time=t.countdown(seconds_left),
     )
 
 

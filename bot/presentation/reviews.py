@@ -1,9 +1,11 @@
 """What players read of a game's review: its button, its caption, and why none comes now.
 
 The review itself (engine/solver/review.py) measures each move in expected points, the
-solver's own unit; the texts say "expected points" and never "points" alone, so nobody
-takes them for the game's score. The picture's labels are here too, for images.py to draw;
-the board's 🔎 is in render.py.
+solver's rating of a position, which can run to a million in a game that scores a thousand.
+So the picture never shows them as points: a loss that stands for a real chance of losing
+the game says so in words, and any other shows as a drop in the rating, a word nobody takes
+for the game's score. The picture's labels are here too, for images.py to draw; the board's
+🔎 is in render.py.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import math
 from bot.presentation.i18n import Translator
 from bot.presentation.render import direction_name
 from engine import Direction
-from engine.solver import GameReview
+from engine.solver import GameReview, risks_losing
 
 
 def title(t: Translator) -> str:
@@ -32,10 +34,12 @@ def better_move(t: Translator, direction: Direction) -> str:
     return t._("Better: {direction}", direction=direction_name(t, direction))
 
 
-def cost(t: Translator, loss: float) -> str:
-    """What a move cost, rounded up: a costly move never reads "−0"."""
-    points = max(1, math.ceil(loss))
-    return t.ngettext("−{n} expected point", "−{n} expected points", points)
+def cost(t: Translator, size: int, loss: float) -> str:
+    """What a move cost: the risk of losing the game if that is what it stands for, else the
+    drop in the rating, rounded up so that a costly move never reads "−0"."""
+    if risks_losing(size, loss):
+        return t._("Risks ending your game")
+    return t._("Position rating −{n}", n=t.number(max(1, math.ceil(loss))))
 
 
 def _round_move(number: int) -> int:
@@ -49,8 +53,8 @@ def totals(t: Translator, review: GameReview) -> str:
     # Rounded down: "100 %" only when every move matched, never for 99.6 %.
     share = t.percent(math.floor(review.matched_share * 100) / 100)
     matched = t.ngettext(
-        "{percent} of your {n} move matched the solver.",
-        "{percent} of your {n} moves matched the solver.",
+        "{percent} of your {n} move was the best move available.",
+        "{percent} of your {n} moves were the best move available.",
         review.moves,
         percent=share,
     )
@@ -60,14 +64,14 @@ def totals(t: Translator, review: GameReview) -> str:
     after = _round_move(min(cost.number for cost in review.costliest) - 1)
     if after == 0:
         where = t.ngettext(
-            "The costly move came right at the start.",
-            "The costliest moves began right at the start.",
+            "Your costliest move came right at the start.",
+            "Your costliest moves began right at the start.",
             costly,
         )
     else:
         where = t.ngettext(
-            "The costly move came after move {move}.",
-            "The costliest moves came after move {move}.",
+            "Your costliest move came after move {move}.",
+            "Your costliest moves came after move {move}.",
             costly,
             move=t.number(after),
         )
@@ -94,8 +98,8 @@ def not_yours(t: Translator) -> str:
 
 def challenge_running(t: Translator, ends: str) -> str:
     return t._(
-        "This game is part of a running challenge: its review comes once the challenge "
-        "ends, {time}.",
+        "This game is part of a running challenge: send /review again once the challenge "
+        "ends ({time}).",
         time=ends,
     )
 
@@ -103,12 +107,12 @@ def challenge_running(t: Translator, ends: str) -> str:
 def daily_running(t: Translator, seconds_left: float) -> str:
     return t._(
         "Your daily is still running: send /review again once the day ends, in {time}.",
-        time=t.duration(seconds_left),
+        time=t.countdown(seconds_left),
     )
 
 
 def still_playing(t: Translator) -> str:
-    return t._("Your game is still going: /review goes through it once it is over.")
+    return t._("Your game is still going: send /review again once it's over.")
 
 
 def no_game(t: Translator) -> str:

@@ -48,7 +48,7 @@ def rules(t: Translator) -> str:
             t._(
                 "<b>Goal.</b> Merge tiles until one of them shows 2048. After that, you can keep "
                 "going for 4096, 8192 and beyond. A game has no time limit and no move limit; "
-                "only a group challenge ends at a set time."
+                "only the daily (at midnight UTC) and group challenges end at a set time."
             ),
             t._(
                 "<b>Board.</b> Classic is 4×4, Large 5×5 and Huge 6×6. Bigger boards leave more "
@@ -100,7 +100,8 @@ def rules(t: Translator) -> str:
             ),
             t._(
                 "<b>Hints.</b> Tap 💡 Hint and I'll suggest a move: its arrow gets a 💡. Hints "
-                "are unlimited, but your /best records count them. They're off in challenges."
+                "are unlimited, but your /best records count them. They're off in the daily and "
+                "in challenges."
             ),
             t._(
                 "<b>Emoji or numbers.</b> Each emoji on the board stands for a number, and the "

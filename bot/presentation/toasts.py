@@ -7,8 +7,6 @@ not fit.
 
 from __future__ import annotations
 
-import math
-
 from bot.outcomes import HintResult, HintStatus, TapResult, TapStatus
 from bot.presentation import render
 from bot.presentation.i18n import Translator
@@ -43,7 +41,7 @@ def tap_answer(
                 "Saved (score {score}). Telegram is slowing down messages in this chat, so "
                 "your board will update in {time}.",
                 score=t.number(result.stored.game.score),
-                time=t.duration(math.ceil(held_back)),
+                time=t.countdown(held_back),
             )
     for lines in ((said, below, held), (said, held)):
         text = "\n".join(line for line in lines if line)
@@ -109,9 +107,9 @@ def hint_toast(t: Translator, result: HintResult, *, owner: str | None = None) -
         and result.stored is not None
         and (result.stored.daily_id is not None)
     ):
-        return t._("Hints are off in the daily: everyone plays on their own.")
+        return t._("Hints are off in the daily, to keep it fair.")
     if status is HintStatus.HINTS_OFF:
-        return t._("Hints are off in challenges: everyone plays on their own.")
+        return t._("Hints are off in challenges, to keep it fair.")
     if status is HintStatus.NOT_NOW:
         return render.outcome_toast(t, result.outcome)
     if status is HintStatus.NO_MOVE:
@@ -126,7 +124,7 @@ def hint_reason(t: Translator, reason: Reason) -> str:
     """Why the hinted move is good, as a clause that follows the move's name."""
     tile = t.tile(reason.tile)
     if reason.kind is ReasonKind.EVERY_OTHER_LOSES_CORNER:
-        return t._("every other move loses the corner")
+        return t._("any other move gives up the corner")
     if reason.kind is ReasonKind.JOINS:
         return t._("joins two {tile}s", tile=tile)
     if reason.kind is ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST:

@@ -36,7 +36,7 @@ numba and numpy (see pyproject's import contracts).
 
 from __future__ import annotations
 
-from engine.solver.review import GameReview, MoveCost, move_loss, review_game
+from engine.solver.review import GameReview, MoveCost, move_loss, review_game, risks_losing
 from engine.solver.search import (
     DEFAULT_BUDGET_MS,
     MAX_SEARCH_DEPTH,
@@ -56,5 +56,6 @@ __all__ = [
     "best_move",
     "move_loss",
     "review_game",
+    "risks_losing",
     "warm_up",
 ]

@@ -35,6 +35,7 @@ from engine.board import Board, Direction
 from engine.errors import EngineError
 from engine.game import new_game
 from engine.replay import CODE_ACTIONS, act
+from engine.solver.generic import line_base
 from engine.solver.search import move_values
 
 # Player moves looked ahead per reviewed move: compiled 4×4, and the generic path's sizes.
@@ -73,6 +74,18 @@ class GameReview:
 
 def review_depth(size: int) -> int:
     return REVIEW_DEPTH if size == 4 else GENERIC_REVIEW_DEPTH
+
+
+def risks_losing(size: int, loss: float) -> bool:
+    """Whether a move's expected loss stands for a real chance of losing the game.
+
+    A lost position rates 0 and a live one about `line_base(size)` for each of its rows and
+    columns, so a loss of one line's worth or more is about one chance in 2·size (one in
+    eight on 4×4) of the game ending within the moves looked at, or a disorder of the biggest
+    tiles that the solver rates as badly. Either way a player should hear it as a danger to
+    the game, not as a number.
+    """
+    return loss >= line_base(size)
 
 
 def move_loss(board: Board, size: int, played: Direction, depth: int) -> tuple[Direction, float]:

@@ -253,7 +253,7 @@ async def test_a_hint_is_an_arrow_on_the_board_with_its_reason(api, webbot):
         # A picture only; in words, a live region says the move and why.
         assert await arrow.get_attribute("aria-hidden") == "true"
         status = page.get_by_role("status")
-        assert await status.inner_text() == f"💡 Versuch es mit ➡️ nach rechts: {reason}."
+        assert await status.inner_text() == f"💡 Schieb mal nach rechts ➡️ – {reason}."
         await arrow.wait_for(state="hidden")  # gone by itself after a few seconds
         await page.get_by_role("button", name="💡 Tipp").click()
         await arrow.wait_for()

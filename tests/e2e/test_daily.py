@@ -68,7 +68,9 @@ async def test_everyone_plays_the_same_daily_once(api, bot, database):
     assert grid(anna.board()) == grid(bob.board())  # the same moves, the same tiles
 
     again, _ = await anna.send("/daily", replies=2)
-    assert "goes on where you left it" in again and COMMITMENT.findall(again) == shown
+    assert (
+        "Picking up your daily where you left off" in again and COMMITMENT.findall(again) == shown
+    )
     assert _game_id(anna.board()) == _game_id(anna_board)  # the same attempt, not a new one
     assert await count_rows(database, "games", "daily_id IS NOT NULL") == 2
     assert await count_rows(database, "dailies") == 1

@@ -8,7 +8,7 @@ The day turns on the daily's clock (tests/support/daily.py), moved past midnight
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -60,7 +60,7 @@ def day_messages(api, chat_id: int = GROUP) -> list[StoredMessage]:
 
 def winners(api, chat_id: int = GROUP) -> list[str]:
     own = [m for m in api.messages(chat_id) if m["from"]["id"] == api.bot_id]
-    return [m["text"] for m in own if "wins the daily" in m.get("text", "")]
+    return [m["text"] for m in own if " daily in this group with " in m.get("text", "")]
 
 
 async def switch_on(api, anna: User) -> StoredMessage:
@@ -173,7 +173,8 @@ async def _played(api, anna: User) -> None:
 def assert_day_closed_once(api, card: StoredMessage, daily: Daily) -> None:
     """The day's message shows the final ranking with the seed; one winner said it."""
     (winner,) = winners(api)
-    assert winner.startswith(f"📅 {isolated('Anna')} wins the daily of ")
+    day = date.fromisoformat(daily.day).strftime("%b %-d")  # "Dec 2", as English writes it
+    assert winner.startswith(f"📅 {isolated('Anna')} wins the {day} daily in this group")
     final = api.stored_message(GROUP, card.message_id)
     assert "Final standings" in final.text and f"1. {isolated('Anna')}" in final.text
     assert f"Seed {daily.seed} and salt {daily.salt}" in final.text
@@ -198,7 +199,7 @@ async def test_the_day_ends_with_a_final_ranking_and_one_winner_and_the_next_beg
         text=lambda text: "Final standings" in text,
     )
     await api.wait_request(
-        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "wins the daily" in t
+        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: " daily in this group with " in t
     )
     tomorrow = await api.wait_request(
         "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "<b>Daily 2048</b>" in t
@@ -222,7 +223,7 @@ async def test_a_restart_past_midnight_ends_the_day_once(api, daybot, club, data
     mark = api.mark()
     await daybot.start()
     await api.wait_request(
-        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "wins the daily" in t
+        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: " daily in this group with " in t
     )
     await api.wait_request(
         "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "<b>Daily 2048</b>" in t
@@ -254,7 +255,10 @@ async def test_two_processes_give_a_group_one_message_a_day_and_one_winner(api, 
         mark = api.mark()
         clock.next_day()
         await api.wait_request(
-            "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "wins the daily" in t
+            "sendMessage",
+            after=mark,
+            chat_id=GROUP,
+            text=lambda t: " daily in this group with " in t,
         )
         await api.wait_request(
             "sendMessage", after=mark, chat_id=GROUP, text=lambda t: "<b>Daily 2048</b>" in t

@@ -96,7 +96,7 @@ async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(
     sent = await api.wait_request("sendMessage", chat_id=anna.id, text=lambda t: OPEN in t)
     reminder = api.stored_message(anna.id, sent.result["message_id"])
     month_day = datetime.fromtimestamp(clock(), UTC).strftime("%b %-d")  # the new day's
-    assert f"The daily of {month_day} is open" in reminder.text
+    assert f"The {month_day} daily is open" in reminder.text
     assert "/daily remind off" in reminder.text
     assert button_data(reminder, "📅") == "daily:4" and "🔕 Stop" in buttons(reminder)
     await _looks(bot)
@@ -141,9 +141,9 @@ async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database,
 async def test_the_reminder_is_in_the_player_s_language(api, bot, database, clock):
     daan, lena = User(api, 404, "Daan", language="nl"), User(api, 505, "Lena", language="de")
     (aan,) = await daan.send("/daily remind")
-    assert "Herinnering aan" in aan
+    assert "Herinnering staat aan" in aan
     (an,) = await lena.send("/daily remind")
-    assert "Erinnerung an" in an
+    assert "Erinnerung ist eingeschaltet" in an
     clock.next_day()
     nl = await api.wait_request("sendMessage", chat_id=daan.id, text=lambda t: "dagpuzzel" in t)
     de = await api.wait_request("sendMessage", chat_id=lena.id, text=lambda t: "Tagesrätsel" in t)

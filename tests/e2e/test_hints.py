@@ -24,7 +24,11 @@ def marked_arrows(board) -> list[str]:
 
 @pytest.mark.parametrize(
     ("language", "toast_start", "hint_label"),
-    [("en", "💡 Try", "💡 Hint"), ("nl", "💡 Probeer", "💡 Hint"), ("de", "💡 Versuch", "💡 Tipp")],
+    [
+        ("en", "💡 Try", "💡 Hint"),
+        ("nl", "💡 Probeer", "💡 Hint"),
+        ("de", "💡 Schieb mal", "💡 Tipp"),
+    ],
 )
 async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     api, bot, language, toast_start, hint_label
@@ -51,12 +55,12 @@ CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
 @pytest.mark.parametrize(
     ("language", "hint_label", "toast"),
     [
-        ("en", "💡 Hint", "💡 Try ➡️ right: every other move loses the corner."),
+        ("en", "💡 Hint", "💡 Try ➡️ right: any other move gives up the corner."),
         ("nl", "💡 Hint", "💡 Probeer ➡️ rechts: met elke andere zet raak je de hoek kwijt."),
         (
             "de",
             "💡 Tipp",
-            "💡 Versuch es mit ➡️ nach rechts: mit jedem anderen Zug verlierst du die Ecke.",
+            "💡 Schieb mal nach rechts ➡️ – mit jedem anderen Zug verlierst du die Ecke.",
         ),
     ],
 )
@@ -85,7 +89,7 @@ async def test_no_hints_in_challenges(api, bot):
     assert not any("💡" in label for label in buttons(board))
     game_id = button_data(board, "⬅️").split(":")[1]
     answer, _ = await bob.tap_data(board, f"g:{game_id}:h", strict=False)
-    assert answer["text"] == "Hints are off in challenges: everyone plays on their own."
+    assert answer["text"] == "Hints are off in challenges, to keep it fair."
 
 
 async def test_hints_are_throttled_but_moves_never_are(api, bot):

@@ -538,12 +538,12 @@ CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
 @pytest.mark.parametrize(
     ("language", "reason", "toast"),
     [
-        ("en", "every other move loses the corner", "💡 Try ➡️ right: {reason}."),
+        ("en", "any other move gives up the corner", "💡 Try ➡️ right: {reason}."),
         ("nl", "met elke andere zet raak je de hoek kwijt", "💡 Probeer ➡️ rechts: {reason}."),
         (
             "de",
             "mit jedem anderen Zug verlierst du die Ecke",
-            "💡 Versuch es mit ➡️ nach rechts: {reason}.",
+            "💡 Schieb mal nach rechts ➡️ – {reason}.",
         ),
     ],
 )
@@ -579,7 +579,7 @@ async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows
     state = await bob_page.post("open", game=game_id(board))
     assert state["hints"] is False
     refused = await bob_page.post("hint", game=state["game"])
-    assert refused["toast"] == "Hints are off in challenges: everyone plays on their own."
+    assert refused["toast"] == "Hints are off in challenges, to keep it fair."
     assert refused["hint"] is None and refused["reason"] is None
     assert await count_rows(webbot.database, "games", "hints > 0") == 0
     mark = api.mark()

@@ -133,6 +133,6 @@ async def test_a_running_challenges_entry_is_not_reviewed(api, bot):
             break
     (refusal,) = await bob.send("/review")
     assert refusal.startswith(
-        "This game is part of a running challenge: its review comes once the challenge ends, "
+        "This game is part of a running challenge: send /review again once the challenge ends ("
     )
     assert not any(label.startswith("🔎") for label in buttons(bob.board()))

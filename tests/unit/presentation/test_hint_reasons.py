@@ -10,7 +10,7 @@ from engine.solver.reasons import Reason, ReasonKind
 
 EXPECTED = {
     "en": {
-        ReasonKind.EVERY_OTHER_LOSES_CORNER: "every other move loses the corner",
+        ReasonKind.EVERY_OTHER_LOSES_CORNER: "any other move gives up the corner",
         ReasonKind.JOINS: "joins two 1024s",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "the only move that keeps a free cell next to your highest tile"
@@ -27,7 +27,7 @@ EXPECTED = {
     },
     "de": {
         ReasonKind.EVERY_OTHER_LOSES_CORNER: "mit jedem anderen Zug verlierst du die Ecke",
-        ReasonKind.JOINS: "so legst du zwei 1024er zusammen",
+        ReasonKind.JOINS: "so verschmelzen zwei 1024er",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "der einzige Zug, der ein Feld neben deiner höchsten Kachel frei lässt"
         ),

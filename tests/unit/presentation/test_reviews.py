@@ -22,17 +22,18 @@ def review(moves: int, matched: int, *numbers: int) -> GameReview:
     [
         (
             "en",
-            "87% of your 412 moves matched the solver. The costliest moves came after move 300.",
+            "87% of your 412 moves were the best move available. "
+            "Your costliest moves came after move 300.",
         ),
         (
             "nl",
-            "Van je 412 zetten was 87% ook de keuze van de computer. "
-            "De duurste zetten kwamen na zet 300.",
+            "Bij 87% van je 412 zetten deed je de best mogelijke zet. "
+            "Je duurste zetten kwamen na zet 300.",
         ),
         (
             "de",
-            f"Von deinen 412 Zügen waren 87{NBSP}% auch die Wahl des Computers. "
-            "Die teuersten Züge kamen nach Zug 300.",
+            f"Bei 87{NBSP}% deiner 412 Züge hast du den besten Zug gespielt. "
+            "Deine größten Fehler kamen alle nach Zug 300.",
         ),
     ],
 )
@@ -44,16 +45,20 @@ def test_the_totals_say_the_share_matched_and_where_the_costliest_began(language
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", "0% of your 1 move matched the solver. The costly move came right at the start."),
+        (
+            "en",
+            "0% of your 1 move was the best move available. "
+            "Your costliest move came right at the start.",
+        ),
         (
             "nl",
-            "Van je 1 zet was 0% ook de keuze van de computer. "
-            "De dure zet kwam meteen aan het begin.",
+            "Bij 0% van je 1 zet deed je de best mogelijke zet. "
+            "Je duurste zet kwam meteen aan het begin.",
         ),
         (
             "de",
-            f"Von deinem 1 Zug waren 0{NBSP}% auch die Wahl des Computers. "
-            "Der teure Zug kam gleich am Anfang.",
+            f"Bei 0{NBSP}% deines 1 Zuges hast du den besten Zug gespielt. "
+            "Dein größter Fehler kam gleich am Anfang.",
         ),
     ],
 )
@@ -66,18 +71,18 @@ def test_one_move_and_one_costly_move_are_singular(language, expected):
     [
         (
             "en",
-            "99% of your 1,234 moves matched the solver. "
-            "The costliest moves came after move 1,100.",
+            "99% of your 1,234 moves were the best move available. "
+            "Your costliest moves came after move 1,100.",
         ),
         (
             "nl",
-            "Van je 1.234 zetten was 99% ook de keuze van de computer. "
-            "De duurste zetten kwamen na zet 1.100.",
+            "Bij 99% van je 1.234 zetten deed je de best mogelijke zet. "
+            "Je duurste zetten kwamen na zet 1.100.",
         ),
         (
             "de",
-            f"Von deinen 1.234 Zügen waren 99{NBSP}% auch die Wahl des Computers. "
-            "Die teuersten Züge kamen nach Zug 1.100.",
+            f"Bei 99{NBSP}% deiner 1.234 Züge hast du den besten Zug gespielt. "
+            "Deine größten Fehler kamen alle nach Zug 1.100.",
         ),
     ],
 )
@@ -89,9 +94,9 @@ def test_long_games_use_the_locale_grouping_and_never_round_up_to_all(language, 
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", "100% of your 30 moves matched the solver."),
-        ("nl", "Van je 30 zetten was 100% ook de keuze van de computer."),
-        ("de", f"Von deinen 30 Zügen waren 100{NBSP}% auch die Wahl des Computers."),
+        ("en", "100% of your 30 moves were the best move available."),
+        ("nl", "Bij 100% van je 30 zetten deed je de best mogelijke zet."),
+        ("de", f"Bei 100{NBSP}% deiner 30 Züge hast du den besten Zug gespielt."),
     ],
 )
 def test_a_game_of_the_solvers_moves_has_no_costly_sentence(language, expected):
@@ -99,17 +104,34 @@ def test_a_game_of_the_solvers_moves_has_no_costly_sentence(language, expected):
 
 
 @pytest.mark.parametrize(
-    ("language", "many", "one"),
+    ("language", "many", "one", "risky", "big"),
     [
-        ("en", "−2,340 expected points", "−1 expected point"),
-        ("nl", "−2.340 verwachte punten", "−1 verwacht punt"),
-        ("de", "−2.340 erwartete Punkte", "−1 erwarteter Punkt"),
+        (
+            "en",
+            "Position rating −2,340",
+            "Position rating −1",
+            "Risks ending your game",
+            "−1,179,782",
+        ),
+        (
+            "nl",
+            "Stellingwaarde −2.340",
+            "Stellingwaarde −1",
+            "Brengt je spel in gevaar",
+            "−1.179.782",
+        ),
+        ("de", "Stellungswert −2.340", "Stellungswert −1", "Gefährdet dein Spiel", "−1.179.782"),
     ],
 )
-def test_a_cost_is_rounded_up_in_expected_points(language, many, one):
+def test_a_cost_reads_as_a_rating_never_as_game_points(language, many, one, risky, big):
     t = translator(language)
-    assert reviews.cost(t, 2339.2) == many
-    assert reviews.cost(t, 0.4) == one
+    assert reviews.cost(t, 4, 2339.2) == many
+    assert reviews.cost(t, 4, 0.4) == one  # rounded up: a costly move never reads "−0"
+    # Over a million, as a 1,000-point game's worst move on 4×4 can cost: that stands for
+    # a real chance of losing the game, and is said so instead of as a number.
+    assert reviews.cost(t, 4, 1_179_782.0) == risky
+    # On 6×6 a live position rates sixteen times as high, so the same loss is no such risk.
+    assert reviews.cost(t, 6, 1_179_782.0) == many.replace("−2,340", big).replace("−2.340", big)
 
 
 @pytest.mark.parametrize(

@@ -94,7 +94,7 @@ def test_a_move_held_back_by_telegram_always_says_so_first_after_what_the_move_d
         "Saved (score {score}). Telegram is slowing down messages in this chat, so "
         "your board will update in {time}.",
         score=t.number(SCORE),
-        time=t.duration(FLOOD_WAIT),
+        time=t.countdown(FLOOD_WAIT),
     )
     for outcome in [None, *engine.Outcome]:
         result = TapResult(TapStatus.APPLIED, stored(), outcome)
