@@ -54,8 +54,8 @@ EXPECTED = {
         "1 spel gespeeld",
         "12.345 zetten in totaal, 1 uur 2 min 5 sec gespeeld",
         "🔥 Dagpuzzelreeks: 3 dagen op rij. Langste reeks: 7 dagen.",
-        "Beste plaats in een dagpuzzel: #1.234 van 5.678 spelers (Klassiek 4×4, 1 dec)",
-        "Laatste dagpuzzel: #1 van 1 speler (Groot 5×5, 2 dec)",
+        "Beste plaats in een dagpuzzel: 1.234e van 5.678 spelers (Klassiek 4×4, 1 dec)",
+        "Laatste dagpuzzel: plaats 1 van 1 speler (Groot 5×5, 2 dec)",
     ],
     "de": [
         "📊 <b>Deine Statistik</b>",
@@ -140,7 +140,7 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
         ),
         (
             "nl",
-            "Nog geen dagpuzzelreeks: /daily start die van vandaag.",
+            "Nog geen dagpuzzelreeks: begin er vandaag een met /daily.",
             "Je hebt nu geen reeks: met de dagpuzzel van vandaag begin je een nieuwe. "
             "Langste reeks: 1 dag.",
             "🔥 Dagpuzzelreeks: 1 dag op rij. Langste reeks: 4 dagen.",
