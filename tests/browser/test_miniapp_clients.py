@@ -286,7 +286,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         await page.goto(url)
         unreached = page.locator("#unreached")
         await unreached.get_by_text("Das Spiel konnte nicht geladen werden.").wait_for()
-        await unreached.get_by_role("button", name="🔄 Noch mal").click()
+        await unreached.get_by_role("button", name="🔄 Erneut versuchen").click()
         await page.wait_for_selector("body[data-ready=true][data-idle=true]")
         assert await unreached.is_hidden()
         assert await page.locator("#toast").inner_text() == ""

@@ -63,7 +63,7 @@ EXPECTED = {
         "Siegquote 25\u00a0%",
         "Höchste Kachel: 65.536",
         "1 Spiel gespielt",
-        "12.345 Züge insgesamt, 1 Std. 2 Min. 5 Sek. gespielt",
+        "12.345 Züge insgesamt · Spielzeit: 1 Std. 2 Min. 5 Sek.",
         "🔥 Tagesrätsel-Serie: 3 Tage in Folge. Längste Serie: 7 Tage.",
         "Beste Platzierung im Tagesrätsel: Platz 1.234 von 5.678 Spielern (Klassisch 4×4, 1. Dez.)",
         "Letztes Tagesrätsel: Platz 1 von 1 Spieler (Groß 5×5, 2. Dez.)",
