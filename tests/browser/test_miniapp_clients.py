@@ -307,7 +307,8 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         # What a screen reader gets: the board as a grid of its cells' values, the move's
         # result, and every button by its name.
         said = await page.locator("#said").inner_text()
-        assert said.startswith("Nach links geschoben. Verschmolzen: 4.") and "Punkte: 4." in said, said
+        assert said.startswith("Nach links geschoben. Verschmolzen: 4."), said
+        assert "Punkte: 4." in said, said
         cdp = await context.new_cdp_session(page)
         nodes = ax_nodes(await cdp.send("Accessibility.getFullAXTree"))
         assert ("grid", "Spielfeld Klassisch 4×4") in nodes
