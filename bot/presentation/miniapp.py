@@ -106,8 +106,15 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "empty": t._("empty cell"),
         "merged": t._("Merged: {tiles}."),
         "contrast": t._("High-contrast colours"),
-        "directions": {d: render.direction_name(t, d) for d in engine.DIRECTIONS},
+        "moved": {d: _moved(t, d) for d in engine.DIRECTIONS},
     }
+
+
+def _moved(t: Translator, direction: engine.Direction) -> str:
+    """What a screen reader says first after a move: a sentence, so it starts with a capital
+    even where the direction's own words do not ("nach links" → "Nach links geschoben.")."""
+    said = t._("Moved {direction}.", direction=render.direction_name(t, direction))
+    return said[:1].upper() + said[1:]
 
 
 def page_catalog() -> dict[str, Any]:

@@ -286,7 +286,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         await page.goto(url)
         unreached = page.locator("#unreached")
         await unreached.get_by_text("Das Spiel konnte nicht geladen werden.").wait_for()
-        await unreached.get_by_role("button", name="🔄 Noch mal").click()
+        await unreached.get_by_role("button", name="🔄 Erneut versuchen").click()
         await page.wait_for_selector("body[data-ready=true][data-idle=true]")
         assert await unreached.is_hidden()
         assert await page.locator("#toast").inner_text() == ""
@@ -307,7 +307,8 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         # What a screen reader gets: the board as a grid of its cells' values, the move's
         # result, and every button by its name.
         said = await page.locator("#said").inner_text()
-        assert said.startswith("nach links. Verschmolzen: 4.") and "Punkte: 4." in said, said
+        assert said.startswith("Nach links geschoben. Verschmolzen: 4."), said
+        assert "Punkte: 4." in said, said
         cdp = await context.new_cdp_session(page)
         nodes = ax_nodes(await cdp.send("Accessibility.getFullAXTree"))
         assert ("grid", "Spielfeld Klassisch 4×4") in nodes

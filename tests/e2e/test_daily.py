@@ -239,7 +239,7 @@ async def test_rankings_world_group_and_yesterday(api, bot, database, club):
     assert "Today’s daily worldwide" in top and "1. " in top and "2. " in top
     assert f"You’re #{places[anna.id]} of 2 players." in top
     (top,) = await bob.send("/daily top")
-    assert f"Je staat op #{places[bob.id]} van 2 spelers." in top
+    assert f"Je staat op plaats {places[bob.id]} van 2 spelers." in top
     (in_group,) = await anna.send("/daily", chat_id=GROUP)
     assert "Today’s daily in this group" in in_group
     assert "Anna" in in_group and "Bob" not in in_group  # Bob never played in the group

@@ -54,8 +54,8 @@ EXPECTED = {
         "1 spel gespeeld",
         "12.345 zetten in totaal, 1 uur 2 min 5 sec gespeeld",
         "🔥 Dagpuzzelreeks: 3 dagen op rij. Langste reeks: 7 dagen.",
-        "Beste plaats in een dagpuzzel: #1.234 van 5.678 spelers (Klassiek 4×4, 1 dec)",
-        "Laatste dagpuzzel: #1 van 1 speler (Groot 5×5, 2 dec)",
+        "Beste plaats in een dagpuzzel: 1.234e van 5.678 spelers (Klassiek 4×4, 1 dec)",
+        "Laatste dagpuzzel: plaats 1 van 1 speler (Groot 5×5, 2 dec)",
     ],
     "de": [
         "📊 <b>Deine Statistik</b>",
@@ -63,7 +63,7 @@ EXPECTED = {
         "Siegquote 25\u00a0%",
         "Höchste Kachel: 65.536",
         "1 Spiel gespielt",
-        "12.345 Züge insgesamt, 1 Std. 2 Min. 5 Sek. gespielt",
+        "12.345 Züge insgesamt · Spielzeit: 1 Std. 2 Min. 5 Sek.",
         "🔥 Tagesrätsel-Serie: 3 Tage in Folge. Längste Serie: 7 Tage.",
         "Beste Platzierung im Tagesrätsel: Platz 1.234 von 5.678 Spielern (Klassisch 4×4, 1. Dez.)",
         "Letztes Tagesrätsel: Platz 1 von 1 Spieler (Groß 5×5, 2. Dez.)",
@@ -140,7 +140,7 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
         ),
         (
             "nl",
-            "Nog geen dagpuzzelreeks: /daily start die van vandaag.",
+            "Nog geen dagpuzzelreeks: begin er vandaag een met /daily.",
             "Je hebt nu geen reeks: met de dagpuzzel van vandaag begin je een nieuwe. "
             "Langste reeks: 1 dag.",
             "🔥 Dagpuzzelreeks: 1 dag op rij. Langste reeks: 4 dagen.",

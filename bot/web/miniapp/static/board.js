@@ -78,7 +78,7 @@ export class Board {
    * page's slide foresaw the answer), the score, and the banner's news. */
   announce(action, result) {
     const { texts, state } = this;
-    const parts = [texts.directions[action] ? `${texts.directions[action]}.` : ""];
+    const parts = [texts.moved[action] || ""];
     const merged = (result?.moves || []).filter((move, i, all) => {
       return move.merged && all.findIndex((other) => other.to === move.to) === i;
     });
