@@ -157,7 +157,7 @@ def _score_line(
     score = t.number(game.score)
     if in_challenge:
         return t._(
-            "Score: <b>{score}</b> · Leader: {top}",
+            "Score: <b>{score}</b> · Top score: {top}",
             score=score,
             top=t.number(max(top, game.score)),
         )

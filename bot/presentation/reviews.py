@@ -2,10 +2,9 @@
 
 The review itself (engine/solver/review.py) measures each move in expected points, the
 solver's rating of a position, which can run to a million in a game that scores a thousand.
-So the picture never shows them as points: a loss that stands for a real chance of losing
-the game says so in words, and any other shows as a drop in the rating, a word nobody takes
-for the game's score. The picture's labels are here too, for images.py to draw; the board's
-🔎 is in render.py.
+So the picture never shows them as a number: each cost is one of four steps in words, from
+a small slip to a real chance of losing the game. The picture's labels are here too, for
+images.py to draw; the board's 🔎 is in render.py.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import math
 from bot.presentation.i18n import Translator
 from bot.presentation.render import direction_name
 from engine import Direction
-from engine.solver import GameReview, risks_losing
+from engine.solver import GameReview, Severity, severity
 
 
 def title(t: Translator) -> str:
@@ -35,11 +34,15 @@ def better_move(t: Translator, direction: Direction) -> str:
 
 
 def cost(t: Translator, size: int, loss: float) -> str:
-    """What a move cost: the risk of losing the game if that is what it stands for, else the
-    drop in the rating, rounded up so that a costly move never reads "−0"."""
-    if risks_losing(size, loss):
-        return t._("Risks ending your game")
-    return t._("Position rating −{n}", n=t.number(max(1, math.ceil(loss))))
+    """What a move cost, in words: the solver's rating runs to a million in a game that
+    scores a thousand, so no number of it would read right next to the game's points."""
+    words = {
+        Severity.SLIP: t._("Small slip"),
+        Severity.MISTAKE: t._("Clear mistake"),
+        Severity.BIG_MISTAKE: t._("Big mistake"),
+        Severity.RISKS_THE_GAME: t._("Risks ending your game"),
+    }
+    return words[severity(size, loss)]
 
 
 def _round_move(number: int) -> int:

@@ -36,7 +36,14 @@ numba and numpy (see pyproject's import contracts).
 
 from __future__ import annotations
 
-from engine.solver.review import GameReview, MoveCost, move_loss, review_game, risks_losing
+from engine.solver.review import (
+    GameReview,
+    MoveCost,
+    Severity,
+    move_loss,
+    review_game,
+    severity,
+)
 from engine.solver.search import (
     DEFAULT_BUDGET_MS,
     MAX_SEARCH_DEPTH,
@@ -53,9 +60,10 @@ __all__ = [
     "GameReview",
     "Hint",
     "MoveCost",
+    "Severity",
     "best_move",
     "move_loss",
     "review_game",
-    "risks_losing",
+    "severity",
     "warm_up",
 ]

@@ -30,6 +30,7 @@ would have shown, on positions where the two are close.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 from engine.board import Board, Direction
 from engine.errors import EngineError
@@ -76,16 +77,32 @@ def review_depth(size: int) -> int:
     return REVIEW_DEPTH if size == 4 else GENERIC_REVIEW_DEPTH
 
 
-def risks_losing(size: int, loss: float) -> bool:
-    """Whether a move's expected loss stands for a real chance of losing the game.
+class Severity(IntEnum):
+    """How bad a move was, in words a player can weigh: the solver's rating is not points."""
+
+    SLIP = 0
+    MISTAKE = 1
+    BIG_MISTAKE = 2
+    RISKS_THE_GAME = 3
+
+
+def severity(size: int, loss: float) -> Severity:
+    """A move's expected loss as one of four steps, each a share of one line's worth.
 
     A lost position rates 0 and a live one about `line_base(size)` for each of its rows and
     columns, so a loss of one line's worth or more is about one chance in 2·size (one in
     eight on 4×4) of the game ending within the moves looked at, or a disorder of the biggest
-    tiles that the solver rates as badly. Either way a player should hear it as a danger to
-    the game, not as a number.
+    tiles that the solver rates as badly: a danger to the game. A tenth of that is still a
+    big mistake; under a two-hundredth (1,000 on 4×4, about two empty cells) a slip.
     """
-    return loss >= line_base(size)
+    line = line_base(size)
+    if loss >= line:
+        return Severity.RISKS_THE_GAME
+    if loss >= line / 10:
+        return Severity.BIG_MISTAKE
+    if loss >= line / 200:
+        return Severity.MISTAKE
+    return Severity.SLIP
 
 
 def move_loss(board: Board, size: int, played: Direction, depth: int) -> tuple[Direction, float]:

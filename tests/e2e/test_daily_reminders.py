@@ -143,7 +143,7 @@ async def test_the_reminder_is_in_the_player_s_language(api, bot, database, cloc
     (aan,) = await daan.send("/daily remind")
     assert "Herinnering staat aan" in aan
     (an,) = await lena.send("/daily remind")
-    assert "Erinnerung ist eingeschaltet" in an
+    assert "Erinnerung eingeschaltet" in an
     clock.next_day()
     nl = await api.wait_request("sendMessage", chat_id=daan.id, text=lambda t: "dagpuzzel" in t)
     de = await api.wait_request("sendMessage", chat_id=lena.id, text=lambda t: "Tagesrätsel" in t)

@@ -40,9 +40,9 @@ def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_bes
     )
     game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
     text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
-    assert "Score: <b>56</b> · Leader: 412" in text and "912" not in text
+    assert "Score: <b>56</b> · Top score: 412" in text and "912" not in text
     leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
-    assert "Leader: 56" in leading  # the player's own score leads
+    assert "Top score: 56" in leading  # the player's own score leads
 
 
 def test_each_grid_line_is_exactly_one_emoji_per_cell():
@@ -250,7 +250,11 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
 
 @pytest.mark.parametrize(
     ("language", "moves", "said"),
-    [("de", 54, "nach 54 Zügen geteilt"), ("de", 1, "nach 1 Zug geteilt"), ("nl", 1, "na 1 zet:")],
+    [
+        ("de", 54, "beim Teilen, nach 54 Zügen:"),
+        ("de", 1, "beim Teilen, nach 1 Zug:"),
+        ("nl", 1, "na 1 zet:"),
+    ],
 )
 def test_a_duels_intro_counts_the_shared_moves_in_the_languages_own_case(language, moves, said):
     rival = replace(engine.new_game(4, 1, 0.0), moves=moves, score=412)
