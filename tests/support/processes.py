@@ -201,16 +201,21 @@ async def refused_at_start(process: asyncio.subprocess.Process) -> tuple[str, st
 
 
 async def stop_cleanly(process: asyncio.subprocess.Process) -> str:
-    """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr."""
+    """SIGTERM a bot process; it must exit 0 without a traceback. Returns its stderr.
+
+    Its stderr is read while it stops: asyncio stops reading a pipe whose buffer is full,
+    and `wait()` returns only once the pipe is closed, so a process that logged more than
+    the buffer (DEBUG, on a slow machine) would seem never to exit."""
+    assert process.stderr is not None
     process.send_signal(signal.SIGTERM)
     try:
-        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_TIMEOUT)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=PROCESS_TIMEOUT)
     finally:
         if process.returncode is None:
             process.kill()
             await process.wait()
-    assert process.stderr is not None
-    stderr = (await process.stderr.read()).decode()
+    stderr = err.decode()
+    code = process.returncode
     assert code == 0, stderr
     assert "Traceback" not in stderr, stderr
     return stderr
