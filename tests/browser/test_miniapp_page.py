@@ -39,7 +39,7 @@ from tests.engine.test_rules import (
     blank,
     place,
 )
-from tests.support.boards import shown_board
+from tests.support.boards import CORNER, shown_board
 from tests.support.browser import be, chromium, modules_page, type_and_send
 from tests.support.databases import put_board, stored_game, without_clock
 from tests.support.harness import User, eventually
@@ -227,10 +227,6 @@ async def test_big_tiles_read_as_in_the_chat_drawn_or_merged_on_the_page(api, we
         assert await merged.get_attribute("class") == "tile v2048 merge digits4"
         shown = await page.evaluate(labels)
         assert shown.count("128k") == 2 and len(shown) == 4  # and the 2, and the new tile
-
-
-# Right keeps the 512 in its corner; down, the one other move, pulls it out.
-CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
 
 
 @SQLITE_ONLY

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from bot.services.workers import pool_size
-from tests.support.boards import button_data, buttons, replay
+from tests.support.boards import CORNER, button_data, buttons, replay
 from tests.support.databases import put_board, stored_game
 from tests.support.harness import RunningBot, User, eventually
 from tests.support.hint_load import taps_during_hints
@@ -46,10 +46,6 @@ async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     assert not marked_arrows(board)
     (records,) = await anna.send("/best")
     assert any(word in records for word in ("1 hint used", "1 hint gebruikt", "1 Tipp genutzt"))
-
-
-# Right keeps the 512 in its corner; down, the one other move, pulls it out.
-CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
 
 
 @pytest.mark.parametrize(

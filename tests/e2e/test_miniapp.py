@@ -23,7 +23,7 @@ from bot.presentation.i18n import translator
 from bot.storage import open_storage
 from bot.transport.throttle import Throttle
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
-from tests.support.boards import buttons, shown_board
+from tests.support.boards import CORNER, buttons, shown_board
 from tests.support.databases import count_rows, put_board, stored_game
 from tests.support.groups import GROUP, join
 from tests.support.harness import User, eventually
@@ -529,10 +529,6 @@ async def stored_actions(database, game: int) -> str:
         await store.close()
     assert stored is not None and stored.actions is not None
     return stored.actions
-
-
-# Right keeps the 512 in its corner; down, the one other move, pulls it out.
-CORNER = [[512, 4, 8, 2], [2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
 
 
 @pytest.mark.parametrize(
