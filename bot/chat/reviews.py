@@ -37,7 +37,9 @@ async def send_review(
             return
         owner = await runtime.storage.player(stored.owner_id)
         name = pictured_name(t, owner.name, stored.owner_id)
-        size, costs = stored.game.size, review.costliest
+        # In the order they were played: ordered by cost, the move numbers read as random.
+        size = stored.game.size
+        costs = tuple(sorted(review.costliest, key=lambda cost: cost.number))
 
         async def render() -> bytes:
             with RENDER.labels("review").time():

@@ -185,7 +185,7 @@ async def test_swipes_undo_hint_and_keep_going_are_the_chat_game(api, webbot, ht
                 # One hint too many: the page says so as the chat does, and asks again
                 # once the hints' budget allows.
                 await page.locator("#hint").click()
-                easy = "Easy on the hints: give me a moment to think."
+                easy = "Easy on the hints! Give me a moment to think."
                 await page.locator("#toast", has_text=easy).wait_for()
                 hints_clock[0] += 1 / HINTS_PER_SECOND
                 await page.locator("#toast", has_text="💡 Try").wait_for()
