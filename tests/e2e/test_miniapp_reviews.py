@@ -99,7 +99,7 @@ async def test_someone_elses_game_and_no_game_are_refused(api, webbot, http):
     # Anna's own game, as it stood before its last move: the page is out of date.
     stale = await page(http, webbot, 101).post("review", game=state["game"], seq=state["seq"] - 1)
     no_positions(stale)
-    assert stale["toast"].startswith("That button no longer works")
+    assert stale["toast"].startswith("This button no longer works")
     await carl_page.post("review", 400, game=state["game"])  # a game needs its number
 
 
@@ -120,7 +120,7 @@ async def test_a_running_challenges_entry_is_refused_without_positions(api, webb
         answer = await bob_page.post("review", **body)
         no_positions(answer)
         assert answer["toast"].startswith(
-            "This game is part of a running challenge: send /review again once the challenge ends ("
+            "This game is part of a running challenge. Send /review again once it ends ("
         )
 
 
@@ -137,7 +137,7 @@ async def test_a_running_dailys_entry_is_refused_without_positions(api, webbot, 
     for body in ({"game": state["game"], "seq": state["seq"]}, {}):
         answer = await anna_page.post("review", **body)
         no_positions(answer)
-        assert answer["toast"].startswith("Dein Tagesrätsel läuft noch: Sende /review noch einmal")
+        assert answer["toast"].startswith("Dein Tagesrätsel läuft noch: Schick /review noch einmal")
 
 
 async def test_a_review_being_made_for_the_chat_is_on_its_way(api, webbot, http):
