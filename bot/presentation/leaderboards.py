@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_skeleton, get_timezone_gmt, get_timezone_name
+from babel.dates import format_skeleton, format_time, get_timezone_gmt, get_timezone_name
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.models import Challenge, Standing
@@ -17,7 +17,8 @@ from bot.presentation.render import size_name
 
 
 def end_time(t: Translator, timestamp: float, zone: ZoneInfo) -> str:
-    """A challenge's end on the group's clock (`group_zone`), zone named: "Nov 30 at 00:53 UTC".
+    """A challenge's end on the group's clock (`group_zone`), zone named: "Nov 30 at 12:53 AM UTC"
+    (the reader's locale picks a 12- or 24-hour clock).
 
     Worded in the reader's language (a player joining from a private chat may read another
     language than the group's), but always on the group's clock, so everyone sees one moment.
@@ -26,7 +27,7 @@ def end_time(t: Translator, timestamp: float, zone: ZoneInfo) -> str:
     return t._(
         "{day} at {time} {zone}",
         day=format_skeleton("MMMd", moment, tzinfo=zone, locale=t.language),
-        time=format_skeleton("Hm", moment, tzinfo=zone, locale=t.language),
+        time=format_time(moment, "short", tzinfo=zone, locale=t.language),
         zone=zone_abbreviation(t, moment),
     )
 

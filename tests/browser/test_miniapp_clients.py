@@ -311,7 +311,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         assert "Punkte: 4." in said, said
         cdp = await context.new_cdp_session(page)
         nodes = ax_nodes(await cdp.send("Accessibility.getFullAXTree"))
-        assert ("grid", "Spielfeld Klassisch 4×4") in nodes
+        assert ("grid", "Spielfeld, Klassisch 4×4") in nodes
         cells = [name for role, name in nodes if role == "gridcell"]
         labels = {0: "leeres Feld"} | {value: str(value) for value in saved.board if value}
         assert cells == [labels[value] for value in saved.board]

@@ -49,7 +49,7 @@ async def test_a_challenge_from_card_to_final_ranking(api, bot, club):
     sent = await api.wait_request("sendMessage", chat_id=GROUP)
     card = api.stored_message(GROUP, sent.result["message_id"])
     assert "2048 challenge" in card.text and re.search(
-        r"\nEnds \w+ \d+ at \d\d:\d\d UTC\.", card.text
+        r"\nEnds \w+ \d+ at \d{1,2}:\d\d\u202f[AP]M UTC\.", card.text
     )
     link = buttons(card)["▶️ Play"]
     assert link.startswith("https://t.me/play2048_bot?start=")
@@ -397,7 +397,7 @@ async def test_a_card_a_network_error_held_up_is_posted_once_it_passes(api, bot,
 
 
 def _zone(text: str) -> str:
-    match = re.search(r"\d\d:\d\d (?:Uhr )?(\S+?)[.)]?(?:\s|$)", text)
+    match = re.search(r"\d:\d\d(?:\u202f[AP]M)? (?:Uhr )?(\S+?)[.)]?(?:\s|$)", text)
     assert match is not None, text
     return match.group(1)
 

@@ -24,7 +24,7 @@ from tests.support.harness import RunningBot, User, eventually
 from tests.support.processes import PUBLIC_URL, SECRET, free_port
 
 OPEN = "is open: the same tiles for everyone"
-OFFER = "/daily remind sends you a message when the next daily opens"
+OFFER = "/daily remind sends you a message when each daily opens"
 LOCKED = (2, 4, 2, 4, 4, 2, 4, 2) * 2  # full, with no two equal neighbours: no move left
 
 
@@ -115,10 +115,10 @@ async def test_a_finished_daily_offers_the_reminder_until_it_is_on(api, bot, dat
     assert OFFER not in started  # while the daily is played, it is not in the way
     await _finish_daily(database, anna.id)
     (finished, _) = await anna.send("/daily", replies=2)
-    assert "You’ve played today’s daily" in finished and OFFER in finished
+    assert "Game over in today’s daily (one attempt a day)." in finished and OFFER in finished
     await anna.send("/daily remind")
     (again, _) = await anna.send("/daily", replies=2)
-    assert "You’ve played today’s daily" in again and OFFER not in again
+    assert "Game over in today’s daily (one attempt a day)." in again and OFFER not in again
 
 
 async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database, clock):
@@ -148,8 +148,8 @@ async def test_the_reminder_is_in_the_player_s_language(api, bot, database, cloc
     nl = await api.wait_request("sendMessage", chat_id=daan.id, text=lambda t: "dagpuzzel" in t)
     de = await api.wait_request("sendMessage", chat_id=lena.id, text=lambda t: "Tagesrätsel" in t)
     assert "staat klaar" in nl.params["text"] and "ist da" in de.params["text"]
-    assert "🔕 Stoppen" in buttons(api.stored_message(daan.id, nl.result["message_id"]))
-    assert "🔕 Abbestellen" in buttons(api.stored_message(lena.id, de.result["message_id"]))
+    assert "🔕 Uitzetten" in buttons(api.stored_message(daan.id, nl.result["message_id"]))
+    assert "🔕 Erinnerung aus" in buttons(api.stored_message(lena.id, de.result["message_id"]))
 
 
 async def test_in_a_group_the_reminder_is_asked_for_in_private(api, bot, database):

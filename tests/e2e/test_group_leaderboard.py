@@ -97,7 +97,7 @@ async def test_best_in_a_group_shows_its_running_and_past_challenges(api, bot, c
     (best,) = await anna.send("/best", chat_id=GROUP)
     assert "Nobody in this group has a score" not in best
     assert "Live challenge · Classic 4×4" in best and f"\n1. {isolated('Bob')}: " in best
-    assert "tap “Play” on the challenge message above" in best  # no links here
+    assert "tap “▶️ Play” under the challenge message above" in best  # no links here
 
     await end_challenge_soon(bot.database, 0.5)
     await bot.restart()

@@ -52,7 +52,7 @@ async def test_a_hint_names_a_valid_move_and_marks_its_arrow(
     ("language", "hint_label", "toast"),
     [
         ("en", "💡 Hint", "💡 Try ➡️ right: any other move gives up the corner."),
-        ("nl", "💡 Hint", "💡 Probeer ➡️ rechts: met elke andere zet raak je de hoek kwijt."),
+        ("nl", "💡 Hint", "💡 Probeer ➡️ naar rechts: met elke andere zet raak je de hoek kwijt."),
         (
             "de",
             "💡 Tipp",

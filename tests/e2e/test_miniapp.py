@@ -535,7 +535,7 @@ async def stored_actions(database, game: int) -> str:
     ("language", "reason", "toast"),
     [
         ("en", "any other move gives up the corner", "💡 Try ➡️ right: {reason}."),
-        ("nl", "met elke andere zet raak je de hoek kwijt", "💡 Probeer ➡️ rechts: {reason}."),
+        ("nl", "met elke andere zet raak je de hoek kwijt", "💡 Probeer ➡️ naar rechts: {reason}."),
         (
             "de",
             "mit jedem anderen Zug verlierst du die Ecke",

@@ -25,9 +25,9 @@ from tests.support.miniapp import game_id
 
 CODES = {"l": "left", "r": "right", "u": "up", "d": "down"}
 SEVERITY = {
-    "en": {"Small slip", "Clear mistake", "Big mistake", "Risks ending your game"},
+    "en": {"Small slip", "Mistake", "Big mistake", "Could cost you the game"},
     "nl": {"Kleine misser", "Duidelijke fout", "Grote fout", "Kan je spel kosten"},
-    "de": {"Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Gefährdet dein Spiel"},
+    "de": {"Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Kann dein Spiel beenden"},
 }
 
 
@@ -95,7 +95,7 @@ async def test_someone_elses_game_and_no_game_are_refused(api, webbot, http):
     assert mine["toast"] == "You have no finished game to review yet. /new starts one."
     theirs = await carl_page.post("review", game=state["game"], seq=state["seq"])
     no_positions(theirs)
-    assert theirs["toast"] == "Only the player of this game can review it."
+    assert theirs["toast"] == "Only the person who played this game can review it."
     # Anna's own game, as it stood before its last move: the page is out of date.
     stale = await page(http, webbot, 101).post("review", game=state["game"], seq=state["seq"] - 1)
     no_positions(stale)

@@ -250,9 +250,9 @@ EVERYWHERE = {
         (
             "en",
             "How to play",
-            "Your best scores and records",
-            "The group’s best scores and challenges",
-            "Choose the group’s language (admins)",
+            "See your best scores and records",
+            "See the group’s best scores and challenges",
+            "Choose the group’s language (admins only)",
         ),
         (
             "nl",
@@ -271,9 +271,9 @@ EVERYWHERE = {
         (
             "fr",
             "How to play",
-            "Your best scores and records",
-            "The group’s best scores and challenges",
-            "Choose the group’s language (admins)",
+            "See your best scores and records",
+            "See the group’s best scores and challenges",
+            "Choose the group’s language (admins only)",
         ),
     ],
 )

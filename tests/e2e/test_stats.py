@@ -134,5 +134,5 @@ async def test_a_finished_daily_says_the_streak(api, bot, database):
         await store.close()
     result, _ = await anna.send("/daily", replies=2)
     lines = result.split("\n")
-    assert "You’ve played today’s daily" in lines[1]
+    assert "Game over in today’s daily (one attempt a day)." in lines[1]
     assert "🔥 Daily streak: 1 day in a row. Longest: 1 day." in lines

@@ -11,7 +11,7 @@ from engine.solver.reasons import Reason, ReasonKind
 EXPECTED = {
     "en": {
         ReasonKind.EVERY_OTHER_LOSES_CORNER: "any other move gives up the corner",
-        ReasonKind.JOINS: "joins two 1024s",
+        ReasonKind.JOINS: "merges two 1024s",
         ReasonKind.ONLY_FREE_CELL_BESIDE_HIGHEST: (
             "the only move that keeps a free cell next to your highest tile"
         ),

@@ -42,9 +42,9 @@ def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_bes
     )
     game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
     text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
-    assert "Score: <b>56</b> · Top score: 412" in text and "912" not in text
+    assert "Score: <b>56</b> · Leader: 412" in text and "912" not in text
     leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
-    assert "Top score: 56" in leading  # the player's own score leads
+    assert "Leader: 56" in leading  # the player's own score leads
 
 
 def test_a_daily_board_shows_its_score_without_the_players_best():
@@ -222,14 +222,14 @@ SUMMER = datetime(2026, 7, 1, 12, 0, tzinfo=UTC).timestamp()
 @pytest.mark.parametrize(
     ("reader", "group", "moment", "shown"),
     [
-        ("en", "en", WINTER, "Nov 30 at 00:53 UTC"),
+        ("en", "en", WINTER, "Nov 30 at 12:53\u202fAM UTC"),
         ("nl", "nl", WINTER, "30 nov om 01:53 CET"),
         ("de", "de", WINTER, "30. Nov. um 01:53 Uhr MEZ"),
         ("nl", "nl", SUMMER, "1 jul om 14:00 CEST"),
         ("de", "de", SUMMER, "1. Juli um 14:00 Uhr MESZ"),
         # A reader from another language sees the group's clock, in their own words.
-        ("en", "de", WINTER, "Nov 30 at 01:53 CET"),
-        ("en", "nl", SUMMER, "Jul 1 at 14:00 CEST"),
+        ("en", "de", WINTER, "Nov 30 at 1:53\u202fAM CET"),
+        ("en", "nl", SUMMER, "Jul 1 at 2:00\u202fPM CEST"),
         ("de", "en", WINTER, "30. Nov. um 00:53 Uhr UTC"),
     ],
 )
@@ -244,7 +244,7 @@ def test_a_group_that_chose_no_language_keeps_utc_whoever_reads():
 @pytest.mark.parametrize(
     ("language", "line"),
     [
-        ("en", "Ends Nov 30 at 00:53 UTC."),
+        ("en", "Ends Nov 30 at 12:53\u202fAM UTC."),
         ("nl", "Loopt tot 30 nov om 01:53 CET."),
         ("de", "Endet am 30. Nov. um 01:53 Uhr MEZ."),
     ],
@@ -286,8 +286,8 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
 @pytest.mark.parametrize(
     ("language", "moves", "said"),
     [
-        ("de", 54, "gegen den Stand beim Teilen (nach 54 Zügen):"),
-        ("de", 1, "gegen den Stand beim Teilen (nach 1 Zug):"),
+        ("de", 54, "gegen den Spielstand zum Zeitpunkt des Teilens (nach 54 Zügen)."),
+        ("de", 1, "gegen den Spielstand zum Zeitpunkt des Teilens (nach 1 Zug)."),
         ("nl", 1, "na 1 zet:"),
     ],
 )

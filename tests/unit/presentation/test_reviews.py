@@ -22,8 +22,8 @@ def review(moves: int, matched: int, *numbers: int) -> GameReview:
     [
         (
             "en",
-            "87% of your 412 moves were the best move available. "
-            "Your costliest moves came from move 399 on.",
+            "87% of your 412 moves were the best available. "
+            "Your costliest moves all came from move 399 onward.",
         ),
         (
             "nl",
@@ -33,7 +33,7 @@ def review(moves: int, matched: int, *numbers: int) -> GameReview:
         (
             "de",
             f"Bei 87{NBSP}% deiner 412 Züge hast du den besten Zug gespielt. "
-            "Deine größten Fehler hast du alle ab Zug 399 gemacht.",
+            "Deine größten Fehler passierten alle ab Zug 399.",
         ),
     ],
 )
@@ -47,7 +47,7 @@ def test_the_totals_say_the_share_matched_and_where_the_costliest_began(language
     [
         (
             "en",
-            "0% of your 1 move was the best move available. "
+            "0% of your 1 move was the best available. "
             "Your costliest move came right at the start.",
         ),
         (
@@ -57,7 +57,7 @@ def test_the_totals_say_the_share_matched_and_where_the_costliest_began(language
         ),
         (
             "de",
-            f"Bei 0{NBSP}% deiner Züge (insgesamt 1) hast du den besten Zug gespielt. "
+            f"Bei 0{NBSP}% deiner Züge hast du den besten Zug gespielt (insgesamt 1 Zug). "
             "Deinen größten Fehler hast du gleich am Anfang gemacht.",
         ),
     ],
@@ -71,8 +71,8 @@ def test_one_move_and_one_costly_move_are_singular(language, expected):
     [
         (
             "en",
-            "99% of your 1,234 moves were the best move available. "
-            "Your costliest moves came from move 1,150 on.",
+            "99% of your 1,234 moves were the best available. "
+            "Your costliest moves all came from move 1,150 onward.",
         ),
         (
             "nl",
@@ -82,7 +82,7 @@ def test_one_move_and_one_costly_move_are_singular(language, expected):
         (
             "de",
             f"Bei 99{NBSP}% deiner 1.234 Züge hast du den besten Zug gespielt. "
-            "Deine größten Fehler hast du alle ab Zug 1.150 gemacht.",
+            "Deine größten Fehler passierten alle ab Zug 1.150.",
         ),
     ],
 )
@@ -94,7 +94,7 @@ def test_long_games_use_the_locale_grouping_and_never_round_up_to_all(language, 
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", "100% of your 30 moves were the best move available."),
+        ("en", "100% of your 30 moves were the best available."),
         ("nl", "In 100% van je 30 zetten koos je de best mogelijke zet."),
         ("de", f"Bei 100{NBSP}% deiner 30 Züge hast du den besten Zug gespielt."),
     ],
@@ -106,9 +106,9 @@ def test_a_game_of_the_solvers_moves_has_no_costly_sentence(language, expected):
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("en", ["Small slip", "Clear mistake", "Big mistake", "Could cost you the game"]),
+        ("en", ["Small slip", "Mistake", "Big mistake", "Could cost you the game"]),
         ("nl", ["Kleine misser", "Duidelijke fout", "Grote fout", "Kan je spel kosten"]),
-        ("de", ["Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Gefährdet dein Spiel"]),
+        ("de", ["Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Kann dein Spiel beenden"]),
     ],
 )
 def test_a_cost_is_said_in_words_never_as_a_number_beside_the_games_points(language, words):
@@ -130,7 +130,7 @@ def test_a_cost_is_said_in_words_never_as_a_number_beside_the_games_points(langu
     ("language", "title", "yours", "better"),
     [
         ("en", "Move 1,024", "Your move: down", "Better: left"),
-        ("nl", "Zet 1.024", "Jouw zet: omlaag", "Beter: links"),
+        ("nl", "Zet 1.024", "Jouw zet: omlaag", "Beter: naar links"),
         ("de", "Zug 1.024", "Dein Zug: nach unten", "Besser: nach links"),
     ],
 )

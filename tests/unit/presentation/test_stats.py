@@ -143,7 +143,7 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
         (
             "nl",
             "Nog geen dagpuzzelreeks: begin er vandaag een met /daily.",
-            "Je hebt nu geen reeks: met de dagpuzzel van vandaag begin je een nieuwe. "
+            "Je hebt nu geen dagpuzzelreeks: met de dagpuzzel van vandaag begin je een nieuwe. "
             "Langste reeks: 1 dag.",
             "🔥 Dagpuzzelreeks: 1 dag op rij. Langste reeks: 4 dagen.",
         ),

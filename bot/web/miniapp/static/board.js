@@ -213,7 +213,7 @@ export class Board {
     $("moves").textContent = state.movesText;
     $("undos").textContent = state.undos;
     $("clock").textContent = this.clockText();
-    $("cells").setAttribute("aria-label", `${texts.board} ${state.title}`);
+    $("cells").setAttribute("aria-label", `${texts.board}, ${state.title}`);
     this.labelCells();
     $("undo").disabled = !state.canUndo || !state.active;
     $("hint").hidden = !state.hints;
