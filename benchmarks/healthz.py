@@ -48,7 +48,8 @@ async def run(clients: int, seconds: float) -> tuple[int, float, int]:
                     return await process.runtime.storage.schema_version()
 
                 # The bot's own health check and route on its own server, its probe counted.
-                health = Health(counted, process.telegram)
+                health = Health()
+                health.opened(counted, process.telegram)
                 health.start_serving()
                 server = WebServer(build_web_app([health_routes(health)]), "127.0.0.1", port)
                 await server.start()

@@ -3,14 +3,15 @@
 Production (polling or webhook), the in-process tests, the playground and the benchmarks all
 run this module, in this order:
 
-1. `opened`: the SQLite file's lock (or PostgreSQL's updates lock), the storage, the runtime
-   (bot/wiring.py), the Application (bot/app.py) and the Mini App's API; no call to Telegram.
-2. `serving`: the web servers (/healthz says "waiting for Telegram", and every other route
-   503, until the Application has started), then Telegram's getMe, asked until it answers
-   (bot/startup.py), the challenges' end jobs and the repeating jobs, the Application
-   started, then the updates: long polling, or the webhook set. The bot's menus and
-   descriptions (bot/profile.py) are set in the background from then on: nothing cosmetic
-   holds up the start.
+1. `opened`: the web servers first (/healthz says "opening the database", and every other
+   route 503), then the SQLite file's lock (or PostgreSQL's updates lock), the storage, the
+   runtime (bot/wiring.py), the Application (bot/app.py) and the Mini App's API, whose routes
+   the web server then serves on the socket it keeps open; no call to Telegram.
+2. `serving`: /healthz says "waiting for Telegram" (and every other route 503) until the
+   Application has started; Telegram's getMe, asked until it answers (bot/startup.py), the
+   challenges' end jobs and the repeating jobs, the Application started, then the updates:
+   long polling, or the webhook set. The bot's menus and descriptions (bot/profile.py) are
+   set in the background from then on: nothing cosmetic holds up the start.
 
 Each step's undoing is pushed as it is taken, so whatever ends the run undoes exactly what was
 done, in reverse: the menus' calls end; the updates stop; the web servers refuse new work and
@@ -57,7 +58,7 @@ from bot.transport.telegram_health import TelegramHealth
 from bot.web.health import Health
 from bot.web.metrics import metrics_routes
 from bot.web.miniapp.api import MiniApp
-from bot.web.routes import route_sets
+from bot.web.routes import opening_routes, route_sets
 from bot.web.server import WebServer, build_web_app
 from bot.wiring import Runtime, build_runtime
 
@@ -98,6 +99,8 @@ class BotProcess:
     application: Application
     miniapp: MiniApp
     health: Health
+    # Listening since before the database was opened; stopped by `serving` or `opened`.
+    servers: tuple[WebServer, ...] = ()
     # With PostgreSQL, who takes the updates; its `lost` ends the run.
     updates_lock: UpdatesLock | None = None
     # Set once the menus and descriptions have been set, or given up on.
@@ -119,11 +122,19 @@ def bot_id(token: str) -> int:
 async def opened(
     config: Config, clock: Callable[[], float] = time.time
 ) -> AsyncIterator[BotProcess]:
-    """The locks, the storage, the runtime and the Application, built but not started.
+    """The web servers, the locks, the storage, the runtime and the Application, built but not
+    started.
 
     `clock`: the daily's (build_runtime).
     """
     async with AsyncExitStack() as steps:
+        # Listening from the first moment, so that /healthz answers while a database far
+        # away, slow or migrating is opened; the rest of the routes come once it is.
+        health = Health()
+        web, servers = _web_servers(config, health)
+        for server in servers:
+            await server.start()
+            steps.push_async_callback(server.stop)
         updates_lock = None
         if config.database_url is None:
             # A SQLite file is locked for this process alone from before it is opened.
@@ -165,8 +176,11 @@ async def opened(
         )
         telegram = application.bot_data.telegram
         assert telegram is not None
-        health = Health(storage.schema_version, telegram)
-        yield BotProcess(config, runtime, application, miniapp, health, updates_lock)
+        health.opened(storage.schema_version, telegram)
+        if web is not None:
+            routes = route_sets(config, application, miniapp, health)
+            await web.replace(build_web_app(routes))
+        yield BotProcess(config, runtime, application, miniapp, health, servers, updates_lock)
 
 
 @asynccontextmanager
@@ -174,11 +188,10 @@ async def serving(process: BotProcess, poll_timeout: int = POLL_TIMEOUT) -> Asyn
     """Telegram's side of an opened process, from getMe to the updates, undone in reverse."""
     config, runtime, application = process.config, process.runtime, process.application
     async with AsyncExitStack() as steps:
-        # Serving /healthz (and refusing all else) from here; stopped again below, after the
-        # updates and before the Application, so that the requests in flight finish.
-        servers = _web_servers(process)
+        # Serving /healthz (and refusing all else) since `opened`; stopped again below, after
+        # the updates and before the Application, so that the requests in flight finish.
+        servers = process.servers
         for server in servers:
-            await server.start()
             steps.push_async_callback(server.stop)
         await reach_telegram(application.bot, config)
         await application.initialize()
@@ -321,15 +334,16 @@ async def _until(*events: asyncio.Event) -> None:
             wait.cancel()
 
 
-def _web_servers(process: BotProcess) -> list[WebServer]:
-    config = process.config
-    servers = []
+def _web_servers(config: Config, health: Health) -> tuple[WebServer | None, tuple[WebServer, ...]]:
+    """The bot's web server (None without one), serving what it can before the database is
+    open, and every server the process runs, the metrics' own address's included."""
+    web = None
     if config.web_address is not None:
-        routes = route_sets(config, process.application, process.miniapp, process.health)
-        servers.append(WebServer(build_web_app(routes), *config.web_address))
+        web = WebServer(build_web_app(opening_routes(config, health)), *config.web_address)
+    servers = () if web is None else (web,)
     if config.metrics_address is not None:  # an address of its own, such as localhost's
-        servers.append(WebServer(build_web_app([metrics_routes()]), *config.metrics_address))
-    return servers
+        servers += (WebServer(build_web_app([metrics_routes()]), *config.metrics_address),)
+    return web, servers
 
 
 def _polling_failed(error: TelegramError) -> None:

@@ -153,7 +153,9 @@ def build_runtime(
 ) -> Runtime:
     """The services, the pacer and the throttles on `storage`, for the mode it implies.
 
-    `clock` says which day it is for the daily: tests move it past midnight.
+    `clock` says which day it is for the daily: tests move it past midnight. Whatever asks
+    whether a daily's day is over reads it: the daily, a tap on its board (closed at its
+    end), a share of it, the streaks in /stats, the reminders.
     """
     shared = storage if isinstance(storage, SharedStorage) else None
     # With other writers, a copy of saved state is wrong as soon as they write: read instead.
@@ -163,7 +165,12 @@ def build_runtime(
     workers = WorkerPool(claim=None if shared is None else storage.exclusive)
     hints = HintService(workers, budget_ms=config.hint_budget_ms)
     games = GameService(
-        storage, locks, copies=copies, hints=hints, move_budget=(TAPS_PER_SECOND, TAP_BURST)
+        storage,
+        locks,
+        copies=copies,
+        hints=hints,
+        move_budget=(TAPS_PER_SECOND, TAP_BURST),
+        clock=clock,
     )
     outbox = Outbox(storage)
     daily = DailyService(storage, locks, clock=clock)
@@ -180,12 +187,12 @@ def build_runtime(
         challenges=ChallengeService(storage, locks, outbox=outbox),
         daily=daily,
         group_daily=GroupDailyService(storage, locks, daily, outbox),
-        stats=StatsService(storage),
+        stats=StatsService(storage, clock),
         reminders=ReminderService(storage, locks, outbox, clock),
         verification=VerificationService(storage),
         workers=workers,
         reviews=ReviewService(storage, workers),
-        sharing=SharingService(storage, locks, games, outbox=outbox),
+        sharing=SharingService(storage, locks, games, outbox=outbox, clock=clock),
         update_log=UpdateLog(storage),
         outbox=outbox,
         # One pace per chat: this process's own, or one for all processes, in the database.

@@ -1,10 +1,12 @@
 """GET /healthz: whether this process can do its job, for the platform that runs it.
 
-Served from the process's first moments: 503 "waiting for Telegram" until the bot serves,
-then 200 "ok" when the database answers and Telegram answered the last call (or has been
-unreachable only briefly while the calls are retried, and no other process polls the same
-token: bot/transport/telegram_health.py); else 503 with one line saying which. Anyone may
-ask: the answer names no token, address or person.
+Served from the process's first moments: 503 "opening the database" until its lock is taken
+and its database opened (a PostgreSQL server far away, or migrating, takes a while), then
+503 "waiting for Telegram" until the bot serves, then 200 "ok" when the database answers
+and Telegram answered the last call (or has been unreachable only briefly while the calls
+are retried, and no other process polls the same token: bot/transport/telegram_health.py);
+else 503 with one line saying which. Anyone may ask: the answer names no token, address or
+person.
 
 Anyone may also ask a thousand times a second, so an answer is reused for `CACHE_SECONDS`,
 and the database is probed by one query at a time, which a request waits for at most
@@ -31,6 +33,7 @@ DATABASE_TIMEOUT = 3.0
 # Seconds one answer is given again to every request that asks.
 CACHE_SECONDS = 1.0
 HEALTH_PATH = "/healthz"
+OPENING = "opening the database"
 STARTING = "waiting for Telegram"
 STOPPING = "stopping"
 
@@ -38,24 +41,26 @@ STOPPING = "stopping"
 class Health:
     """What /healthz answers: how far the start is, then the database's and Telegram's state."""
 
-    def __init__(
-        self,
-        probe: Callable[[], Awaitable[object]],
-        telegram: TelegramHealth,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        """`probe`: a trivial query to the database, which answers unless it is away."""
-        self._probe = probe
-        self._telegram = telegram
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        """Made before the database is opened, so that /healthz answers while it opens."""
+        self._probe: Callable[[], Awaitable[object]] | None = None
+        self._telegram: TelegramHealth | None = None
         self._clock = clock
-        self._phase: str | None = STARTING
+        self._phase: str | None = OPENING
         self._answer: tuple[float, str | None] | None = None
         self._probing: asyncio.Task[object] | None = None
 
     @property
     def phase(self) -> str | None:
-        """Before the bot serves or once it starts to stop, which of the two; else None."""
+        """Before the bot serves or once it starts to stop, which step; else None."""
         return self._phase
+
+    def opened(self, probe: Callable[[], Awaitable[object]], telegram: TelegramHealth) -> None:
+        """The database is open: `probe` is a trivial query to it, which answers unless it is
+        away; what is waited for now is Telegram."""
+        self._probe = probe
+        self._telegram = telegram
+        self._phase = STARTING
 
     def start_serving(self) -> None:
         self._phase = None
@@ -67,6 +72,7 @@ class Health:
         """What keeps the process from doing its job, in one line; None while all is well."""
         if self._phase is not None:
             return self._phase
+        assert self._telegram is not None, "serving only once opened"
         if self._answer is not None and self._clock() - self._answer[0] < CACHE_SECONDS:
             return self._answer[1]
         trouble = await self._database() or self._telegram.trouble()
@@ -74,6 +80,7 @@ class Health:
         return trouble
 
     async def _database(self) -> str | None:
+        assert self._probe is not None, "serving only once opened"
         if self._probing is None or self._probing.done():
             self._probing = asyncio.ensure_future(self._probe())
             # A probe given up on may still fail later, with nobody left to ask how.

@@ -158,45 +158,21 @@ class _Connections:
         return False
 
 
-class _BoundedSite(web.BaseSite):
-    """A TCP site whose connections are bounded (see the module's docstring)."""
-
-    def __init__(
-        self, runner: web.BaseRunner, host: str, port: int, connections: _Connections
-    ) -> None:
-        super().__init__(runner)
-        self._host = host
-        self._port = port
-        self._connections = connections
-
-    @property
-    def name(self) -> str:
-        return f"http://{self._host}:{self._port}"
-
-    async def start(self) -> None:
-        await super().start()
-        server = self._runner.server
-        assert server is not None
-        loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(
-            lambda: self._accept(server), self._host, self._port, reuse_address=True
-        )
-
-    def _accept(self, server: web.Server) -> asyncio.BaseProtocol:
-        if not self._connections.make_room(server):
-            return _Refuse()
-        connection = server()
-        self._connections.opened(connection)
-        return connection
-
-
 class WebServer:
-    """An aiohttp application served on one address until `stop`."""
+    """An aiohttp application served on one address until `stop`, bounded (see the module's
+    docstring); `replace` serves another application on the same socket."""
 
     def __init__(self, app: web.Application, host: str, port: int) -> None:
         self._connections = _Connections(connection_limit())
+        self._runner = self._runner_for(app)
+        self._host = host
+        self._port = port
+        self._listener: asyncio.Server | None = None
+        self._stopped = False
+
+    def _runner_for(self, app: web.Application) -> web.AppRunner:
         app.middlewares.append(self._track)
-        self._runner = web.AppRunner(
+        return web.AppRunner(
             app,
             handle_signals=False,
             access_log=None,
@@ -205,9 +181,6 @@ class WebServer:
             lingering_time=0,
             shutdown_timeout=SHUTDOWN_GRACE,
         )
-        self._host = host
-        self._port = port
-        self._stopped = False
 
     @web.middleware
     async def _track(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -220,22 +193,45 @@ class WebServer:
             if protocol in connections.answering:
                 connections.answered(protocol)
 
+    def _accept(self) -> asyncio.BaseProtocol:
+        """A new connection, for the application served now."""
+        server = self._runner.server
+        assert server is not None, "accepting only between start and stop"
+        if not self._connections.make_room(server):
+            return _Refuse()
+        connection = server()
+        self._connections.opened(connection)
+        return connection
+
     async def start(self) -> None:
         await self._runner.setup()
-        site = _BoundedSite(self._runner, self._host, self._port, self._connections)
+        loop = asyncio.get_running_loop()
         try:
-            await site.start()
+            self._listener = await loop.create_server(
+                self._accept, self._host, self._port, reuse_address=True
+            )
         except OSError as error:
             await self._runner.cleanup()
             raise ListenError(
                 f"the web server cannot listen on {self._host}:{self._port}: "
                 f"{system_reason(error)}; set PORT to a free port, or LISTEN to another address"
             ) from error
-        log.info("web server listening on %s", site.name)
+        log.info("web server listening on http://%s:%d", self._host, self._port)
+
+    async def replace(self, app: web.Application) -> None:
+        """Serve `app` from now on, on the socket that stays open, so that no connection is
+        refused meanwhile: the old application finishes the requests it has (its kept-alive
+        connections close), new connections get `app`."""
+        runner = self._runner_for(app)
+        await runner.setup()
+        old, self._runner = self._runner, runner
+        await old.cleanup()
 
     async def stop(self) -> None:
         """Stop serving; once only, however often it is asked."""
         if self._stopped:
             return
         self._stopped = True
+        if self._listener is not None:
+            self._listener.close()
         await self._runner.cleanup()

@@ -22,6 +22,7 @@ from tests.support.processes import (
     PROCESS_TIMEOUT,
     bot_env,
     free_port,
+    refused_at_start,
     spawn_bot,
     stop_cleanly,
     terminate,
@@ -204,7 +205,11 @@ async def test_health_answers_from_the_start_and_waits_for_telegram_with_the_res
     )
     bot.process = await spawn_bot(env=bot.env, stderr=asyncio.subprocess.PIPE)
     try:
-        assert await bot.first_answer("/healthz") == (503, "waiting for Telegram\n")
+        answer = await bot.first_answer("/healthz")
+        while answer == (503, "opening the database\n"):  # the SQLite file, a moment
+            await asyncio.sleep(0.1)
+            answer = await bot.get("/healthz")
+        assert answer == (503, "waiting for Telegram\n")
         assert await bot.get(f"{MINIAPP_PATH}/") == (503, "waiting for Telegram\n")
         assert (await bot.get("/metrics"))[0] == 200
         await api.start(port=port)
@@ -214,6 +219,41 @@ async def test_health_answers_from_the_start_and_waits_for_telegram_with_the_res
             assert (await bot.get(f"{MINIAPP_PATH}/"))[0] == 200
         finally:
             await api.stop()
+    finally:
+        await terminate(bot.process)
+
+
+async def test_health_answers_while_a_database_that_never_answers_is_opened(api, proxied):
+    """PostgreSQL swallowing every byte: /healthz says so from the start, until the process
+    gives up with its one line."""
+    proxy, url = proxied
+    proxy.black_hole()
+    bot = WebProcess(api, url, WEBAPP_URL=WEBAPP_URL)
+    bot.process = await spawn_bot(env=bot.env, stderr=asyncio.subprocess.PIPE)
+    try:
+        assert await bot.first_answer("/healthz") == (503, "opening the database\n")
+        assert await bot.get(f"{MINIAPP_PATH}/") == (503, "opening the database\n")
+        assert (await bot.get("/metrics"))[0] == 200
+        _, stderr = await refused_at_start(bot.process)
+    finally:
+        await terminate(bot.process)
+    assert stderr.startswith("bot2048: cannot open the database (PostgreSQL 127.0.0.1:")
+    assert "the server did not answer within 5 s" in stderr
+
+
+async def test_health_answers_while_a_slow_database_is_opened_then_says_ok(api, proxied):
+    proxy, url = proxied
+    proxy.delay = 0.5  # each way: every round trip of the opening takes a second
+    bot = WebProcess(api, url, WEBAPP_URL=WEBAPP_URL)
+    bot.process = await spawn_bot(env=bot.env, stderr=asyncio.subprocess.PIPE)
+    try:
+        assert await bot.first_answer("/healthz") == (503, "opening the database\n")
+        assert await bot.get(f"{MINIAPP_PATH}/") == (503, "opening the database\n")
+        assert (await bot.get("/metrics"))[0] == 200
+        proxy.delay = 0.0
+        while await bot.get("/healthz") != (200, "ok\n"):
+            await asyncio.sleep(0.2)
+        assert (await bot.get(f"{MINIAPP_PATH}/"))[0] == 200
     finally:
         await terminate(bot.process)
 

@@ -38,14 +38,18 @@ class Database:
 
 
 def serving_health(database: Database, clock: Clock) -> Health:
-    health = Health(database.probe, TelegramHealth(60.0, clock=clock), clock=clock)
+    health = Health(clock=clock)
+    health.opened(database.probe, TelegramHealth(60.0, clock=clock))
     health.start_serving()
     return health
 
 
-async def test_it_waits_for_telegram_until_the_bot_serves_and_says_so_when_stopping():
+async def test_it_waits_for_the_database_then_telegram_and_says_so_when_stopping():
     database = Database()
-    health = Health(database.probe, TelegramHealth(60.0))
+    health = Health()
+    assert await health.trouble() == "opening the database"
+    assert health.phase == "opening the database"  # every other route is refused with it
+    health.opened(database.probe, TelegramHealth(60.0))
     assert await health.trouble() == "waiting for Telegram"
     health.start_serving()
     assert await health.trouble() is None
@@ -89,7 +93,8 @@ async def test_a_database_that_swallows_queries_gets_one_probe_and_a_503_in_time
 async def test_another_poller_makes_it_unhealthy_for_a_minute():
     database, clock = Database(), Clock()
     telegram = TelegramHealth(60.0, clock=clock)
-    health = Health(database.probe, telegram, clock=clock)
+    health = Health(clock=clock)
+    health.opened(database.probe, telegram)
     health.start_serving()
     telegram.answered(409)
     assert await health.trouble() == (

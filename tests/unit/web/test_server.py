@@ -121,3 +121,43 @@ async def test_a_port_that_is_taken_is_one_line_with_what_to_do():
         f"the web server cannot listen on 127.0.0.1:{port}: address already in use; set PORT "
         "to a free port, or LISTEN to another address"
     )
+
+
+async def test_another_application_is_served_on_the_open_socket_and_the_first_finishes():
+    """How the bot's web server goes from /healthz alone to every route, while it starts."""
+    release = asyncio.Event()
+
+    async def slow(_: web.Request) -> web.Response:
+        await release.wait()
+        return web.Response(text="ok")
+
+    async def fast(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    def first(app: web.Application) -> None:
+        app.router.add_get("/slow", slow)
+
+    def second(app: web.Application) -> None:
+        app.router.add_get("/fast", fast)
+
+    port = _free_port()
+    web_server = WebServer(build_web_app([first]), "127.0.0.1", port)
+    await web_server.start()
+    try:
+        early = Peer(*await asyncio.open_connection("127.0.0.1", port))
+        early.writer.write(b"GET /slow HTTP/1.1\r\nHost: bot\r\n\r\n")
+        await early.writer.drain()
+        replacing = asyncio.create_task(web_server.replace(build_web_app([second])))
+        while True:  # every new connection is answered, by the first application until the swap
+            late = Peer(*await asyncio.open_connection("127.0.0.1", port))
+            status = await late.ask("/fast")
+            late.writer.close()
+            if status == b"HTTP/1.1 200 OK":
+                break
+            assert status == b"HTTP/1.1 404 Not Found"
+        release.set()
+        assert await early.answer() == b"HTTP/1.1 200 OK"  # the request in flight finished
+        await replacing
+        assert await early.closed()  # and the first application's connection was closed
+    finally:
+        await web_server.stop()
