@@ -143,7 +143,7 @@ async def view(update: Update, context: BotContext) -> None:
     reply(
         context.application,
         update,
-        render.view_notice(t, new_view) + " " + t._("/view switches back."),
+        render.view_notice(t, new_view) + " " + render.view_way_back(t, new_view),
     )
     stored = await runtime.games.current_or_start(audience.chat_id, _user_id(update))
     send_board(context.application, update, stored, t, new_view)

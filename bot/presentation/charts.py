@@ -88,7 +88,12 @@ def chart_image(t: Translator, figures: ChartFigures) -> Image.Image:
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, 18), "2048", font=font(72), fill=DARK_TEXT)
     shown = len(figures.scores)
-    title = t.ngettext("Score of {n} game", "Scores of your last {n} games", shown)
+    # "Score of 1 game" reads like a database field: one game gets words of its own.
+    title = (
+        t._("Your last game's score")
+        if shown == 1
+        else t.ngettext("Score of {n} game", "Scores of your last {n} games", shown)
+    )
     draw.text((MARGIN + 2, 110), title, font=font(22), fill=DARK_TEXT)
     best_left = figure_box(image, (0, 0), WIDTH - MARGIN, t._("BEST"), t.number(figures.best))
     figure_box(image, (0, 0), best_left - 8, t._("GAMES"), t.number(figures.games))

@@ -24,6 +24,8 @@ from babel.units import format_unit
 from bot.config import DEFAULT_LANGUAGE, LANGUAGES
 from bot.models import Player
 
+# Holds a number to its unit ("7 seconds") where a line could otherwise break between them.
+NBSP = "\u00a0"
 LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch"}
 # Where a group's clock times are shown, from the language its admins chose: a Dutch or German
 # group most likely lives in that zone; an English one could be anywhere, so it gets UTC, as a
@@ -115,7 +117,9 @@ class Translator:
     def duration(self, seconds: float) -> str:
         """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").
 
-        Not "12:34": in a sentence that reads as a time of day. Zero units are left out.
+        For tight places only (a stat line, the picture's footer): running text says
+        `play_time`. Not "12:34": in a sentence that reads as a time of day. Zero units are
+        left out.
         """
         hours, rest = divmod(round(seconds), 3600)
         minutes, secs = divmod(rest, 60)
@@ -127,25 +131,45 @@ class Translator:
         ]
         return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.language)
 
+    def play_time(self, seconds: float) -> str:
+        """Play time in words for running text ("20 minutes and 34 seconds").
+
+        Next to the countdowns' "10 hours and 7 minutes", clipped units read like a stat line;
+        and the German ones end in a dot, so a sentence ending on them would end in two.
+        """
+        hours, rest = divmod(round(seconds), 3600)
+        minutes, secs = divmod(rest, 60)
+        return self._in_words(
+            (("duration-hour", hours), ("duration-minute", minutes), ("duration-second", secs))
+        )
+
     def countdown(self, seconds: float) -> str:
         """Time left, in words for running text ("10 hours and 55 minutes", "42 seconds").
 
         A message that counts down is never updated, so seconds past the first minute are
         stale as soon as it is read: they are left out, and the minutes rounded up, so it
-        never says "0 minutes". The units are written out, because the short German ones end
-        in a dot ("7 Sek.") and a sentence ending on them would end in two.
+        never says "0 minutes".
         """
         whole = max(0, math.ceil(seconds))
         if whole < 60:
-            return format_unit(whole, "duration-second", length="long", locale=self.language)
+            return self._in_words((("duration-second", whole),))
         hours, minutes = divmod(math.ceil(whole / 60), 60)
-        units = (("duration-hour", hours), ("duration-minute", minutes))
-        parts = [
-            format_unit(value, unit, length="long", locale=self.language)
-            for unit, value in units
-            if value
-        ]
-        return format_list(parts, locale=self.language)
+        return self._in_words((("duration-hour", hours), ("duration-minute", minutes)))
+
+    def _in_words(self, units: tuple[tuple[str, int], ...]) -> str:
+        """Units written out and joined as a list; zero units are left out, unless all are.
+
+        A no-break space holds each number to its unit, so a line never breaks between "7"
+        and "seconds" (German typography insists on it, and it reads better in any language).
+        """
+        shown = [(unit, value) for unit, value in units if value] or [units[-1]]
+        return format_list(
+            [
+                format_unit(value, unit, length="long", locale=self.language).replace(" ", NBSP, 1)
+                for unit, value in shown
+            ],
+            locale=self.language,
+        )
 
 
 @cache

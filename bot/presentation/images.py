@@ -459,7 +459,7 @@ def _review_panel(image: Image.Image, t: Translator, top: int, size: int, cost: 
 
 
 def review_png(t: Translator, size: int, name: str, costs: tuple[MoveCost, ...]) -> bytes:
-    """The costliest moves of a review as one PNG in the card's style, costliest first."""
+    """The costliest moves of a review as one PNG in the card's style, in the order given."""
     height = REVIEW_HEADER + REVIEW_PANEL * len(costs) + REVIEW_FOOTER
     image = Image.new("RGB", (WIDTH, height), BACKGROUND)
     draw = ImageDraw.Draw(image)

@@ -87,6 +87,13 @@ def view_notice(t: Translator, view: View) -> str:
     return t._("Number view is on.") if view == View.NUMBERS else t._("Emoji view is on.")
 
 
+def view_way_back(t: Translator, view: View) -> str:
+    """/view's answer names the view it goes back to: "switches back" alone leaves it to guess."""
+    if view == View.NUMBERS:
+        return t._("/view switches back to emoji.")
+    return t._("/view switches back to numbers.")
+
+
 def number_grid(game: engine.Game) -> str:
     width = max(4, *(len(tile_label(value)) for value in game.board))
     lines = [
@@ -113,8 +120,9 @@ def board_text(
     `owner` names whose board it is (in a group); `challenge` the group it was played for,
     and `top` its highest score so far; `rival` the player a duel races and the score to
     beat. The player's own best is for their own games: beside a challenge's score the
-    challenge's top is what counts, and a duel's score to beat is in its title already.
-    `daily` is the daily's title and, once its day has ended, the banner that says so.
+    challenge's top is what counts, a duel's score to beat is in its title already, and a
+    daily's score stands alone. `daily` is the daily's title and, once its day has ended, the
+    banner that says so.
     """
     title = f"<b>2048</b> · {size_name(t, game.size)}"
     if owner is not None:
@@ -139,7 +147,11 @@ def board_text(
         parts.extend(emoji_grid(game))
         parts.append(legend(game))
     parts.append("")
-    parts.append(_score_line(t, game, best, challenge is not None, rival is not None, top))
+    parts.append(
+        _score_line(
+            t, game, best, challenge is not None, rival is not None or daily is not None, top
+        )
+    )
     parts.append(t.ngettext("{n} move", "{n} moves", game.moves) + " · " + _undos_left(t, game))
     banner = game_banner(t, game)
     if challenge is not None and challenge.finished:
@@ -152,8 +164,13 @@ def board_text(
 
 
 def _score_line(
-    t: Translator, game: engine.Game, best: int, in_challenge: bool, in_duel: bool, top: int
+    t: Translator, game: engine.Game, best: int, in_challenge: bool, alone: bool, top: int
 ) -> str:
+    """The score, and beside it what it is measured against.
+
+    `alone`: a duel or a daily shows the score by itself. A duel's score to beat is in its
+    title, and in a one-attempt daily "Best" reads as the daily's best, not the player's own.
+    """
     score = t.number(game.score)
     if in_challenge:
         return t._(
@@ -161,7 +178,7 @@ def _score_line(
             score=score,
             top=t.number(max(top, game.score)),
         )
-    if in_duel:
+    if alone:
         return t._("Score: <b>{score}</b>", score=score)
     return t._(
         "Score: <b>{score}</b> · Best: {best}", score=score, best=t.number(max(best, game.score))
@@ -183,7 +200,7 @@ def game_banner(t: Translator, game: engine.Game) -> str | None:
             "🎉 <b>2048!</b> You made it in {n} moves and {time}. "
             "Keep going for a higher score, or start a new game.",
             game.win.moves,
-            time=t.duration(game.win.play_seconds),
+            time=t.play_time(game.win.play_seconds),
         )
     if game.over:
         if game.undos_left and game.history:

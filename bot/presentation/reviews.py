@@ -45,12 +45,6 @@ def cost(t: Translator, size: int, loss: float) -> str:
     return words[severity(size, loss)]
 
 
-def _round_move(number: int) -> int:
-    """A move number as a reader remembers it: to the hundred, from 100 on; to the ten, from 10."""
-    step = 100 if number >= 100 else 10 if number >= 10 else 1
-    return number // step * step
-
-
 def totals(t: Translator, review: GameReview) -> str:
     """The caption: how many moves matched the solver, and where the costliest ones began."""
     # Rounded down: "100 %" only when every move matched, never for 99.6 %.
@@ -64,8 +58,10 @@ def totals(t: Translator, review: GameReview) -> str:
     costly = len(review.costliest)
     if not costly:
         return matched
-    after = _round_move(min(cost.number for cost in review.costliest) - 1)
-    if after == 0:
+    # The exact move, not a round one: the picture shows it, and "after move 90" beside a
+    # picture of move 99 reads as a mistake.
+    first = min(cost.number for cost in review.costliest)
+    if first == 1:
         where = t.ngettext(
             "Your costliest move came right at the start.",
             "Your costliest moves began right at the start.",
@@ -73,10 +69,10 @@ def totals(t: Translator, review: GameReview) -> str:
         )
     else:
         where = t.ngettext(
-            "Your costliest move came after move {move}.",
-            "Your costliest moves came after move {move}.",
+            "Your costliest move came at move {move}.",
+            "Your costliest moves came from move {move} on.",
             costly,
-            move=t.number(after),
+            move=t.number(first),
         )
     return f"{matched} {where}"
 

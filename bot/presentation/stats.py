@@ -77,7 +77,7 @@ def stats_text(t: Translator, stats: PlayerStats) -> str:
                     "{n} move in all, {time} of play",
                     "{n} moves in all, {time} of play",
                     totals.moves,
-                    time=t.duration(totals.play_seconds),
+                    time=t.play_time(totals.play_seconds),
                 ),
             ]
         )

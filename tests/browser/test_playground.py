@@ -249,7 +249,7 @@ async def play_on(api: Any, chat_id: int, message_id: int, taps: int) -> None:
         if arrow not in data:  # game over: only "new game" (and undo) are left
             return
         answer = await api.wait_answer(api.tap(chat_id, chat_id, message_id, data[arrow]))
-        while (answer.get("text") or "").startswith("Easy there"):  # the tap rate's limit
+        while (answer.get("text") or "").startswith("Whoa, too fast"):  # the tap rate's limit
             await asyncio.sleep(0.2)
             answer = await api.wait_answer(api.tap(chat_id, chat_id, message_id, data[arrow]))
 

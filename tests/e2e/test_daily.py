@@ -69,7 +69,8 @@ async def test_everyone_plays_the_same_daily_once(api, bot, database):
 
     again, _ = await anna.send("/daily", replies=2)
     assert (
-        "Picking up your daily where you left off" in again and COMMITMENT.findall(again) == shown
+        "Back to your daily, right where you left off" in again
+        and COMMITMENT.findall(again) == shown
     )
     assert _game_id(anna.board()) == _game_id(anna_board)  # the same attempt, not a new one
     assert await count_rows(database, "games", "daily_id IS NOT NULL") == 2
@@ -103,7 +104,7 @@ async def test_a_tap_after_midnight_says_the_day_is_over(api, bot, database):
     await _yesterday(database)
     mark = api.mark()
     toast, _ = await anna.tap(board, "➡️", edit=False)
-    assert toast["text"] == "This daily ended at midnight (UTC). Your final score: 0."
+    assert toast["text"] == "This daily ended at midnight UTC. Your final score: 0."
     await api.wait_request(
         "editMessageText", after=mark, chat_id=anna.id, message_id=board.message_id
     )
@@ -188,7 +189,7 @@ async def test_a_daily_record_waits_for_the_day_then_checks_out(api, bot, databa
     for arrow in ("⬅️", "⬆️", "➡️", "⬇️"):
         await anna.tap(board, arrow, edit=False)
     (secret,) = await anna.send("/record")
-    assert secret.startswith("Your daily is still running: its seed is revealed when the day")
+    assert secret.startswith("Your daily is still running. Its seed is revealed when the day")
     await _end_the_day(database)
     mark = api.mark()
     api.send_text(anna.id, anna.id, "/record")
@@ -246,7 +247,7 @@ async def test_rankings_world_group_and_yesterday(api, bot, database, club):
 
     await _yesterday(database)
     (after,) = await anna.send("/daily top")
-    assert after == "No one has played today’s daily yet. /daily starts it."
+    assert after == "Nobody has played today’s daily yet. /daily starts it."
     await _play(carl, "lr")
     (after,) = await anna.send("/daily top")
     today, yesterday = after.split("Yesterday’s final results")

@@ -80,7 +80,7 @@ async def test_only_an_admin_switches_the_daily_on_and_it_is_off_by_default(
     (refused,) = await bob.send("/daily on", chat_id=GROUP)
     assert refused == "Alleen beheerders van de groep kunnen de dagpuzzel aan- of uitzetten."
     (in_private,) = await anna.send("/daily on")
-    assert in_private == "/daily on and /daily off are for groups: send them in the group."
+    assert in_private == "/daily on and /daily off only work in groups. Send them there."
     clock.next_day()
     await catch_up_runs(daybot)
     assert day_messages(api) == []
@@ -133,7 +133,7 @@ async def test_todays_message_at_once_then_edited_as_a_member_finishes(
     assert "Classic 4×4" in card.text
     assert COMMITMENT.findall(card.text) == [daily.commitment]
     assert str(daily.seed) not in card.text and daily.salt not in card.text
-    assert "No one here has played today’s daily yet." in card.text
+    assert "Nobody here has played today’s daily yet." in card.text
     link = f"https://t.me/play2048_bot?start=daily{daily.day.replace('-', '')}_4"
     assert buttons(card) == {"📅 Play the daily": link}
 

@@ -84,7 +84,7 @@ async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(
 ):
     anna, bob, cleo = User(api, 101, "Anna"), User(api, 202, "Bob"), User(api, 303, "Cleo")
     (on,) = await anna.send("/daily remind")
-    assert "Reminder on" in on and "midnight (UTC)" in on and "/daily remind off" in on
+    assert "Reminder on" in on and "midnight UTC" in on and "/daily remind off" in on
     await bob.send("/daily remind")
     (off,) = await bob.send("/daily remind off")
     assert "Reminder off" in off
@@ -98,7 +98,7 @@ async def test_a_reminder_goes_once_at_the_day_s_start_to_who_asked_for_it(
     month_day = datetime.fromtimestamp(clock(), UTC).strftime("%b %-d")  # the new day's
     assert f"The {month_day} daily is open" in reminder.text
     assert "/daily remind off" in reminder.text
-    assert button_data(reminder, "📅") == "daily:4" and "🔕 Stop" in buttons(reminder)
+    assert button_data(reminder, "📅") == "daily:4" and "🔕 Stop reminders" in buttons(reminder)
     await _looks(bot)
     assert len(_reminders(api, anna.id)) == 1  # once, however many looks
     assert _reminders(api, bob.id) == [] and _reminders(api, cleo.id) == []
@@ -158,7 +158,7 @@ async def test_in_a_group_the_reminder_is_asked_for_in_private(api, bot, databas
     (answer,) = await anna.send("/daily remind", chat_id=-100555)
     assert "/daily remind there" in answer
     (usage,) = await anna.send("/daily remind sometimes")
-    assert "/daily remind off switches it off" in usage
+    assert "/daily remind off stops it." in usage
     assert await count_rows(database, "players", "reminded_day IS NOT NULL") == 0
 
 

@@ -35,7 +35,7 @@ async def test_the_friends_board_names_the_rival_and_the_score_to_beat(api, bot)
     ben = User(api, 202, "Ben")
     annas = await _shared_game(bot.database, anna, 3)
     intro, _ = await ben.send(f"/start {duel_payload(annas)}", replies=2)
-    assert "as it was when shared, after 3 moves:" in intro
+    assert "as it was when they shared it, after 3 moves. Anything they played" in intro
     board = ben.board()
     title = board.text.split("\n")[0]
     assert f"vs \u2068Anna\u2069 · {annas.game.score} to beat" in title

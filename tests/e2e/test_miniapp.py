@@ -422,7 +422,7 @@ async def test_undo_keep_going_new_game_and_share(api, webbot, http):
     again = await anna_page.post("new", game=state["game"], size=5)
     assert again["game"] == started["game"]
     unplayed = await anna_page.post("share", game=started["game"])
-    assert unplayed["toast"] == "Make a move first: there’s nothing to show yet."
+    assert unplayed["toast"] == "Make a move first. There’s nothing to show yet."
     await api.wait_request("sendMessage", chat_id=101, timeout=30)
     assert (await stored_game(webbot.database, 101, 101)).size == 5
 
@@ -456,7 +456,7 @@ async def test_an_api_flood_is_throttled_while_another_player_taps_on(api, webbo
     assert answer.get("text") in (None, "Nothing moves that way.")
     # The page and the chat share one bucket: Anna's taps wait too.
     answer, _ = await anna.tap(anna_board, "⬅️", edit=False)
-    assert answer["text"].startswith("Easy there")
+    assert answer["text"].startswith("Whoa, too fast")
 
 
 async def test_a_forger_naming_a_player_is_refused_before_the_hash_and_locks_nobody_out(
@@ -479,7 +479,7 @@ async def test_a_forger_naming_a_player_is_refused_before_the_hash_and_locks_nob
     statuses = [await forge() for _ in range(5)]
     assert statuses == [401] * 3 + [429] * 2
     answer, _ = await anna.tap(anna_board, "⬅️", edit=False)
-    assert not (answer.get("text") or "").startswith("Easy there")
+    assert not (answer.get("text") or "").startswith("Whoa, too fast")
     assert (await page(http, webbot, 102).post("open", game=game_id(daan_board)))["game"]
 
 

@@ -327,12 +327,13 @@ async def test_numbers_view_is_switched_and_remembered(api, bot):
     await anna.open_board()
     await put_board(bot.database, 101, 101, rows4([65536, 2, 0, 0]))
     notice, _ = await anna.send("/view", replies=2)
-    assert notice.startswith("Number view is on.")
+    assert notice == "Number view is on. /view switches back to emoji."
     board = anna.board()
     assert "<pre>" in board.html and "65536" in board.text
     _, board = await anna.tap(board, "⬇️")
     assert "<pre>" in board.html  # moves keep the chosen view
-    _, emoji_board = await anna.send("/view", replies=2)
+    notice, emoji_board = await anna.send("/view", replies=2)
+    assert notice == "Emoji view is on. /view switches back to numbers."
     assert tile_emoji(65536) in emoji_board
 
 

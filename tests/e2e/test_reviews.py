@@ -107,13 +107,13 @@ async def test_a_forged_review_button_is_refused_and_changes_nothing(api, bot):
     board = await carl.open_board()
     mark = api.mark()
     answer, _ = await carl.tap_data(board, data, strict=False)
-    assert answer["text"] == (
-        "That button no longer works: send /review for your last finished game."
+    assert (
+        answer["text"] == "This button no longer works. Send /review for your last finished game."
     )
     # Anna's own button with a made-up action count: not on her board, refused the same.
     game_id = data.split(":")[1]
     answer, _ = await anna.tap_data(over, f"rv:{game_id}:1", strict=False)
-    assert answer["text"].startswith("That button no longer works")
+    assert answer["text"].startswith("This button no longer works")
     await api.quiet(0.5)
     assert not api.find_requests("sendPhoto", after=mark)
     assert not api.find_requests("sendMessage", after=mark)
@@ -133,6 +133,6 @@ async def test_a_running_challenges_entry_is_not_reviewed(api, bot):
             break
     (refusal,) = await bob.send("/review")
     assert refusal.startswith(
-        "This game is part of a running challenge: send /review again once the challenge ends ("
+        "This game is part of a running challenge. Send /review again once it ends ("
     )
     assert not any(label.startswith("🔎") for label in buttons(bob.board()))

@@ -121,7 +121,7 @@ async def test_share_before_the_first_move_asks_for_one(api, bot):
     anna = User(api, 101, "Anna")
     await anna.open_board()
     (text,) = await anna.send("/share")
-    assert text == "Make a move first: there’s nothing to show yet."
+    assert text == "Make a move first. There’s nothing to show yet."
     assert not api.find_requests("sendPhoto")
 
 
@@ -262,7 +262,7 @@ async def test_a_duel_from_any_chat_gives_the_friend_the_same_game_and_both_the_
     (own,) = await anna.send(f"/start {payload}")
     assert "your own game" in own
     (broken,) = await anna.send(f"/start {tampered(payload)}")
-    assert "doesn’t work" in broken
+    assert broken == "This link no longer works. Ask your friend to share their game again."
 
     # After ⬅️ the one empty cell is boxed in by 16 and 32: over whether a 2 or a 4 comes.
     lost = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 32], [4, 2, 8, 8]]

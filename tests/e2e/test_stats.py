@@ -69,7 +69,7 @@ async def test_stats_show_the_games_the_dailies_and_a_chart(api, bot, database):
     best = max(game.score for game in scores)
     assert f"Best score: {translator('en').number(best)}" in lines
     assert f"2 games played · {records[4].games_won} won · win rate 0%" in lines
-    assert f"{3 + daily_moves} moves in all" in text
+    assert f"{3 + daily_moves} moves, " in text and "of play in total" in text
     assert "🔥 Daily streak: 1 day in a row. Longest: 1 day." in lines
     today = day_name(translator("en"), datetime.now(UTC).date().isoformat())
     assert f"Last daily: #1 of 1 player (Classic 4×4, {today})" in lines
@@ -112,7 +112,7 @@ async def test_in_a_group_stats_is_one_line_and_a_link_to_the_rest(api, bot, clu
     # The link opens the private chat on `/start stats`: everything, and the chart.
     (full,) = await anna.send("/start stats")
     assert full.startswith("📊 Your statistics") and "1 game played" in full
-    assert "No daily streak yet: /daily starts today’s." in full
+    assert "No daily streak yet. /daily starts today’s." in full
     await api.wait_request("sendPhoto", after=mark, chat_id=anna.id)
 
 

@@ -14,7 +14,7 @@ from tests.support.boards import button_data
 from tests.support.databases import Database
 from tests.support.harness import RunningBot, User
 
-THROTTLED = "Easy there: too fast for me. Try again in a moment."
+THROTTLED = "Whoa, too fast for me! Try again in a moment."
 _ARROWS = {"left": "⬅️", "up": "⬆️", "right": "➡️", "down": "⬇️"}
 
 

@@ -63,7 +63,7 @@ async def flood_taps(
         answers.extend([await api.wait_answer(query, timeout=120) for query in waiting])
 
     await asyncio.gather(*(chat(*target) for target in targets))
-    refused = sum(answer.get("text", "").startswith("Easy there") for answer in answers)
+    refused = sum(answer.get("text", "").startswith("Whoa, too fast") for answer in answers)
     return len(answers) - refused, len(answers)
 
 

@@ -10,13 +10,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import engine
-from bot.models import Challenge, Player
+from bot.models import Challenge, Player, View
 from bot.presentation import captions, render
 from bot.presentation.i18n import group_zone, translator
 from bot.presentation.leaderboards import challenge_card, end_time
 from bot.presentation.names import group_name, player_name, safe_name
 from tests.support.boards import shown_board
 from tests.support.processes import ROOT
+
+NBSP = "\u00a0"
 
 EN = translator("en")
 
@@ -43,6 +45,24 @@ def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_bes
     assert "Score: <b>56</b> · Top score: 412" in text and "912" not in text
     leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
     assert "Top score: 56" in leading  # the player's own score leads
+
+
+def test_a_daily_board_shows_its_score_without_the_players_best():
+    # One attempt a day: beside it, "Best" would read as the daily's best score.
+    game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
+    text = render.board_text(EN, game, best=912, daily=("Dec 2", None))
+    assert "\nScore: <b>56</b>\n" in text and "912" not in text
+
+
+@pytest.mark.parametrize(
+    ("view", "notice"),
+    [
+        (View.NUMBERS, "Number view is on. /view switches back to emoji."),
+        (View.EMOJI, "Emoji view is on. /view switches back to numbers."),
+    ],
+)
+def test_the_view_notice_names_the_view_it_goes_back_to(view, notice):
+    assert render.view_notice(EN, view) + " " + render.view_way_back(EN, view) == notice
 
 
 def test_each_grid_line_is_exactly_one_emoji_per_cell():
@@ -99,7 +119,7 @@ def test_win_banner_and_choice_keyboard():
         [[2048, 2, 0, 0]] + [[0] * 4] * 3, win=engine.Win(900, 1234.0), ever_won=True, moves=900
     )
     text = render.board_text(EN, game, best=0)
-    assert "You made it in 900 moves and 20 min 34 sec." in text
+    assert f"You made it in 900 moves, with 20{NBSP}minutes and 34{NBSP}seconds of play." in text
     assert _button_texts(game) == ["▶️ Keep going", "🆕 New game"]
 
 
@@ -162,22 +182,37 @@ def test_play_times_read_as_durations_not_clock_times(language, seconds, shown):
 @pytest.mark.parametrize(
     ("language", "seconds", "shown"),
     [
-        ("en", 39303, "10 hours and 56 minutes"),  # 10:55:03 left: the minute is rounded up
-        ("en", 3600, "1 hour"),
-        ("en", 61, "2 minutes"),
-        ("en", 6.2, "7 seconds"),
-        ("nl", 39303, "10 uur en 56 minuten"),
-        ("nl", 60, "1 minuut"),
-        ("de", 39303, "10 Stunden und 56 Minuten"),
-        ("de", 7, "7 Sekunden"),
+        ("en", 39303, f"10{NBSP}hours and 56{NBSP}minutes"),  # 10:55:03 left: rounded up
+        ("en", 3600, f"1{NBSP}hour"),
+        ("en", 61, f"2{NBSP}minutes"),
+        ("en", 6.2, f"7{NBSP}seconds"),
+        ("nl", 39303, f"10{NBSP}uur en 56{NBSP}minuten"),
+        ("nl", 60, f"1{NBSP}minuut"),
+        ("de", 39303, f"10{NBSP}Stunden und 56{NBSP}Minuten"),
+        ("de", 7, f"7{NBSP}Sekunden"),
     ],
 )
 def test_countdowns_leave_out_seconds_past_a_minute_and_write_their_units_out(
     language, seconds, shown
 ):
     # A countdown is never updated, so its seconds would be stale when read; and German's
-    # short units end in a dot, which before a full stop would read "7 Sek..".
+    # short units end in a dot, which before a full stop would read "7 Sek..". A no-break
+    # space holds each number to its unit.
     assert translator(language).countdown(seconds) == shown
+
+
+@pytest.mark.parametrize(
+    ("language", "seconds", "shown"),
+    [
+        ("en", 1234, f"20{NBSP}minutes and 34{NBSP}seconds"),
+        ("en", 3725, f"1{NBSP}hour, 2{NBSP}minutes, and 5{NBSP}seconds"),
+        ("nl", 7, f"7{NBSP}seconden"),
+        ("de", 3600, f"1{NBSP}Stunde"),
+        ("de", 0, f"0{NBSP}Sekunden"),
+    ],
+)
+def test_play_times_in_running_text_write_their_units_out(language, seconds, shown):
+    assert translator(language).play_time(seconds) == shown
 
 
 WINTER = datetime(2026, 11, 30, 0, 53, tzinfo=UTC).timestamp()
@@ -251,8 +286,8 @@ def test_names_are_isolated_capped_escaped_and_never_blank():
 @pytest.mark.parametrize(
     ("language", "moves", "said"),
     [
-        ("de", 54, "beim Teilen, nach 54 Zügen:"),
-        ("de", 1, "beim Teilen, nach 1 Zug:"),
+        ("de", 54, "gegen den Stand beim Teilen (nach 54 Zügen):"),
+        ("de", 1, "gegen den Stand beim Teilen (nach 1 Zug):"),
         ("nl", 1, "na 1 zet:"),
     ],
 )

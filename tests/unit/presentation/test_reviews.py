@@ -23,22 +23,22 @@ def review(moves: int, matched: int, *numbers: int) -> GameReview:
         (
             "en",
             "87% of your 412 moves were the best move available. "
-            "Your costliest moves came after move 300.",
+            "Your costliest moves came from move 399 on.",
         ),
         (
             "nl",
-            "Bij 87% van je 412 zetten deed je de best mogelijke zet. "
-            "Je grootste fouten maakte je na zet 300.",
+            "In 87% van je 412 zetten koos je de best mogelijke zet. "
+            "Je grootste fouten maakte je vanaf zet 399.",
         ),
         (
             "de",
             f"Bei 87{NBSP}% deiner 412 Züge hast du den besten Zug gespielt. "
-            "Deine größten Fehler kamen alle nach Zug 300.",
+            "Deine größten Fehler hast du alle ab Zug 399 gemacht.",
         ),
     ],
 )
 def test_the_totals_say_the_share_matched_and_where_the_costliest_began(language, expected):
-    # 359 of 412 is 87.1 %; the earliest costly move is move 399, so they came after 300.
+    # 359 of 412 is 87.1 %; the earliest costly move is 399, named as the picture shows it.
     assert reviews.totals(translator(language), review(412, 359, 455, 399, 530)) == expected
 
 
@@ -52,13 +52,13 @@ def test_the_totals_say_the_share_matched_and_where_the_costliest_began(language
         ),
         (
             "nl",
-            "Bij 0% van je 1 zet deed je de best mogelijke zet. "
+            "In 0% van je 1 zet koos je de best mogelijke zet. "
             "Je grootste fout maakte je meteen aan het begin.",
         ),
         (
             "de",
             f"Bei 0{NBSP}% deiner Züge (insgesamt 1) hast du den besten Zug gespielt. "
-            "Dein größter Fehler kam gleich am Anfang.",
+            "Deinen größten Fehler hast du gleich am Anfang gemacht.",
         ),
     ],
 )
@@ -72,17 +72,17 @@ def test_one_move_and_one_costly_move_are_singular(language, expected):
         (
             "en",
             "99% of your 1,234 moves were the best move available. "
-            "Your costliest moves came after move 1,100.",
+            "Your costliest moves came from move 1,150 on.",
         ),
         (
             "nl",
-            "Bij 99% van je 1.234 zetten deed je de best mogelijke zet. "
-            "Je grootste fouten maakte je na zet 1.100.",
+            "In 99% van je 1.234 zetten koos je de best mogelijke zet. "
+            "Je grootste fouten maakte je vanaf zet 1.150.",
         ),
         (
             "de",
             f"Bei 99{NBSP}% deiner 1.234 Züge hast du den besten Zug gespielt. "
-            "Deine größten Fehler kamen alle nach Zug 1.100.",
+            "Deine größten Fehler hast du alle ab Zug 1.150 gemacht.",
         ),
     ],
 )
@@ -95,7 +95,7 @@ def test_long_games_use_the_locale_grouping_and_never_round_up_to_all(language, 
     ("language", "expected"),
     [
         ("en", "100% of your 30 moves were the best move available."),
-        ("nl", "Bij 100% van je 30 zetten deed je de best mogelijke zet."),
+        ("nl", "In 100% van je 30 zetten koos je de best mogelijke zet."),
         ("de", f"Bei 100{NBSP}% deiner 30 Züge hast du den besten Zug gespielt."),
     ],
 )
@@ -106,7 +106,7 @@ def test_a_game_of_the_solvers_moves_has_no_costly_sentence(language, expected):
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("en", ["Small slip", "Clear mistake", "Big mistake", "Risks ending your game"]),
+        ("en", ["Small slip", "Clear mistake", "Big mistake", "Could cost you the game"]),
         ("nl", ["Kleine misser", "Duidelijke fout", "Grote fout", "Kan je spel kosten"]),
         ("de", ["Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Gefährdet dein Spiel"]),
     ],

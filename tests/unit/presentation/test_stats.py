@@ -15,6 +15,8 @@ from bot.presentation.daily import finished, streak_line
 from bot.presentation.i18n import translator
 from tests.support.pictures import decode_png, expected_colour, rgb
 
+NBSP = "\u00a0"
+
 TELEGRAM_LIMIT = 4096
 
 
@@ -41,7 +43,7 @@ EXPECTED = {
         "Fewest moves to 2048: 950",
         "Fastest 2048: 20 min 34 sec",
         "<b>Huge 6×6</b>\nBest score: 1,234,567\n1 game played · 0 won · win rate 0%",
-        "12,345 moves in all, 1 hr 2 min 5 sec of play",
+        f"12,345 moves, 1{NBSP}hour, 2{NBSP}minutes, and 5{NBSP}seconds of play in total",
         "🔥 Daily streak: 3 days in a row. Longest: 7 days.",
         "Best daily rank: #1,234 of 5,678 players (Classic 4×4, Dec 1)",
         "Last daily: #1 of 1 player (Large 5×5, Dec 2)",
@@ -52,10 +54,10 @@ EXPECTED = {
         "winstpercentage 25%",
         "Hoogste tegel: 65.536",
         "1 spel gespeeld",
-        "12.345 zetten in totaal, 1 uur 2 min 5 sec gespeeld",
+        f"12.345 zetten in totaal, 1{NBSP}uur, 2{NBSP}minuten en 5{NBSP}seconden gespeeld",
         "🔥 Dagpuzzelreeks: 3 dagen op rij. Langste reeks: 7 dagen.",
-        "Beste plaats in een dagpuzzel: 1.234e van 5.678 spelers (Klassiek 4×4, 1 dec)",
-        "Laatste dagpuzzel: plaats 1 van 1 speler (Groot 5×5, 2 dec)",
+        "Beste dagpuzzel: 1.234e van 5.678 spelers (Klassiek 4×4, 1 dec)",
+        "Laatste dagpuzzel: 1e van 1 speler (Groot 5×5, 2 dec)",
     ],
     "de": [
         "📊 <b>Deine Statistik</b>",
@@ -63,7 +65,7 @@ EXPECTED = {
         "Siegquote 25\u00a0%",
         "Höchste Kachel: 65.536",
         "1 Spiel gespielt",
-        "12.345 Züge insgesamt · Spielzeit: 1 Std. 2 Min. 5 Sek.",
+        f"12.345 Züge insgesamt · Spielzeit: 1{NBSP}Stunde, 2{NBSP}Minuten und 5{NBSP}Sekunden",
         "🔥 Tagesrätsel-Serie: 3 Tage in Folge. Längste Serie: 7 Tage.",
         "Beste Platzierung im Tagesrätsel: Platz 1.234 von 5.678 Spielern (Klassisch 4×4, 1. Dez.)",
         "Letztes Tagesrätsel: Platz 1 von 1 Spieler (Groß 5×5, 2. Dez.)",
@@ -134,8 +136,8 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
     [
         (
             "en",
-            "No daily streak yet: /daily starts today’s.",
-            "No daily streak running: today’s daily starts a new one. Longest: 1 day.",
+            "No daily streak yet. /daily starts today’s.",
+            "No daily streak running. Today’s daily starts a new one. Longest: 1 day.",
             "🔥 Daily streak: 1 day in a row. Longest: 4 days.",
         ),
         (
@@ -147,7 +149,7 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
         ),
         (
             "de",
-            "Noch keine Tagesrätsel-Serie: /daily startet das heutige.",
+            "Noch keine Tagesrätsel-Serie: Mit /daily startest du sie heute.",
             "Gerade läuft keine Serie: Mit dem heutigen Tagesrätsel beginnst du eine neue. "
             "Längste Serie: 1 Tag.",
             "🔥 Tagesrätsel-Serie: 1 Tag in Folge. Längste Serie: 4 Tage.",
