@@ -24,6 +24,8 @@ from tests.support.processes import free_port
 
 PASSWORD = "test-server-password"
 DATABASE = "bot2048_test"
+# Ports tried in turn when the one chosen was taken before the server could listen on it.
+PORT_ATTEMPTS = 3
 
 
 def _bindir() -> Path | None:
@@ -40,7 +42,7 @@ class OwnPostgres:
             pytest.skip("PostgreSQL's binaries are not installed (apt-get install postgresql)")
         self._bin = bindir
         self.dir = Path(tempfile.mkdtemp(prefix="bot2048-pg-"))
-        self.port = free_port()
+        self.port = 0  # chosen when it starts
 
     def url(self, *, user: str = "postgres", password: str = PASSWORD, database: str = DATABASE):
         return f"postgresql://{user}:{password}@127.0.0.1:{self.port}/{database}"
@@ -81,7 +83,18 @@ class OwnPostgres:
             *("-D", str(self.dir / "data"), "-U", "postgres", "-E", "UTF8", "--no-sync"),
             *("--auth-local=trust", "--auth-host=scram-sha-256", f"--pwfile={password_file}"),
         )
-        await self._up("start")
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            # Chosen now, after initdb's seconds: another suite on this machine (the same
+            # ports for its workers) may have taken the one free when this one was made.
+            self.port = free_port()
+            try:
+                await self._up("start")
+                break
+            except AssertionError:
+                log = self.dir / "server.log"
+                taken = log.exists() and "Address already in use" in log.read_text()
+                if not taken or attempt == PORT_ATTEMPTS:
+                    raise
         await self._run(
             str(self._bin / "createdb"), "-h", str(self.dir), "-p", str(self.port), DATABASE
         )
