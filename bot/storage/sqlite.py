@@ -111,17 +111,31 @@ class SqliteStorage(Storage):
         try:
             self._writer = asyncio.current_task()
             try:
-                await self._db.execute("BEGIN IMMEDIATE")
                 try:
+                    await self._db.execute("BEGIN IMMEDIATE")
                     yield
                 except BaseException:
-                    await self._db.execute("ROLLBACK")
+                    await self._roll_back()
                     raise
                 await self._db.execute("COMMIT")
             finally:
                 self._writer = None
         finally:
             self._write_lock.release()
+
+    async def _roll_back(self) -> None:
+        """End whatever this transaction began, even if it was cancelled while BEGIN waited.
+
+        aiosqlite queues each statement for its thread the moment it is awaited, so a task
+        cancelled there (a job cut off at its time limit) still has its BEGIN run; the
+        ROLLBACK queued behind it ends that transaction rather than leaving it open for the
+        next writer's BEGIN to fail on. If BEGIN itself failed, there is nothing to end.
+        """
+        try:
+            await self._db.execute("ROLLBACK")
+        except sqlite3.OperationalError as error:
+            if "no transaction is active" not in str(error):
+                raise
 
     def _require_transaction(self) -> None:
         if not self._in_transaction():

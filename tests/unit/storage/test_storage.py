@@ -114,6 +114,29 @@ async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
     assert (await reader).game == saved.game
 
 
+async def test_a_transaction_cancelled_while_it_begins_leaves_none_open(storage):
+    """A job cut off at its time limit can be cancelled while its BEGIN is still on its way;
+    the next writer (a player's tap) must still get a transaction of its own, and nothing
+    of the cancelled one may be kept."""
+    svc = service(storage)
+    stored = await svc.start(10, 10, 4)
+
+    async def cut_off_job() -> None:
+        async with storage.transaction():
+            await storage.update_game(
+                stored, stored.game, 0.0, played_counted=stored.played_counted, action="left"
+            )
+
+    for _ in range(20):  # a cancel lands early or late in BEGIN's trip: try both often
+        job = asyncio.create_task(cut_off_job())
+        await asyncio.sleep(0)  # the job has asked for BEGIN and waits for its answer
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+    await _valid_move(svc, 10, stored.id)  # a tap after them is applied
+    assert len((await storage.game(stored.id)).actions) == 1  # and it alone is in the log
+
+
 async def test_games_survive_reopening_the_database(database):
     store = await open_storage(database)
     svc = service(store)
