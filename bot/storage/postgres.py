@@ -814,7 +814,11 @@ class UpdatesLock:
                 await self._watch
             self._watch = None
         if self._connection is not None:
-            # The lock goes with the session, which ends when its socket closes: nothing to
-            # wait for from a server that may not answer.
-            self._connection.terminate()
-            self._connection = None
+            connection, self._connection = self._connection, None
+            # The lock goes with the session, but the server ends a session a moment after
+            # its socket closes: a process started right after this one (a restart) would
+            # find the lock still held. Let it go first, waiting a second at most for a
+            # server that may not answer; closing the socket drops it in any case.
+            with contextlib.suppress(*_CANNOT_CONNECT):
+                await connection.execute("SELECT pg_advisory_unlock_all()", timeout=1.0)
+            connection.terminate()
