@@ -115,6 +115,23 @@ async def test_a_read_never_sees_a_change_that_is_rolled_back(storage):
     assert (await reader).game == saved.game
 
 
+async def test_a_move_whose_records_fail_is_not_saved_and_the_next_one_is(storage):
+    """A move and the player's records are saved together or not at all: a records
+    statement that fails leaves the game as it was, and the storage goes on saving."""
+    svc = service(storage)
+    stored = await svc.start(10, 10, 4)
+    broken = "INSERT INTO records (user_id, size) SELECT ?, 4 {guard} RETURNING no_such_column"
+    with pytest.raises(Exception, match="no_such_column"):
+        await storage._execute_then(
+            "UPDATE games SET moves = 99 WHERE id = ?", (stored.id,), broken, (10,)
+        )
+    assert (await storage.game(stored.id)).game == stored.game
+    assert await storage.records(10) == {}
+    await _valid_move(svc, 10, stored.id)
+    assert (await storage.game(stored.id)).game.moves == 1
+    assert (await storage.records(10))[4].games_played == 1
+
+
 async def test_games_survive_reopening_the_database(database):
     store = await open_storage(database)
     svc = service(store)
