@@ -158,6 +158,7 @@ async def opened(
             token=config.token,
             games=runtime.games,
             players=runtime.players,
+            reviews=runtime.reviews,
             throttle=runtime.throttle,
             hint_throttle=runtime.hint_throttle,
             chat=ChatEcho(application),

@@ -10,14 +10,12 @@ from __future__ import annotations
 from telegram import Update
 
 from bot import codecs
-from bot.chat.cards import group_clock
 from bot.chat.posts import answer, reply, update_key
-from bot.chat.reviews import send_review
+from bot.chat.reviews import refusal, send_review
 from bot.handlers.context import BotContext, offered
 from bot.presentation import captions, reviews
 from bot.presentation.i18n import Translator
-from bot.presentation.leaderboards import end_time
-from bot.services.reviews import ReviewAccess, ReviewStatus
+from bot.services.reviews import ReviewAccess
 from bot.services.workers import Busy, Crowded
 
 
@@ -28,8 +26,9 @@ async def review(update: Update, context: BotContext) -> None:
     if audience.in_group:
         reply(context.application, update, reviews.in_private(t))
         return
-    access = await context.runtime.reviews.latest(audience.player.user_id)
-    refused = await _refusal(context, t, access)
+    runtime = context.runtime
+    access = await runtime.reviews.latest(audience.player.user_id)
+    refused = await refusal(t, access, runtime.players, runtime.daily.now())
     if refused is None:
         refused = await _begin(update, context, access, t)
     if refused is not None:
@@ -49,8 +48,9 @@ async def on_review_button(update: Update, context: BotContext) -> None:
         await answer(query, reviews.stale(t))
         return
     tap = codecs.parse_review_button(query.data)
-    access = await context.runtime.reviews.tapped(query.from_user.id, tap.game_id, tap.actions)
-    refused = await _refusal(context, t, access)
+    runtime = context.runtime
+    access = await runtime.reviews.tapped(query.from_user.id, tap.game_id, tap.actions)
+    refused = await refusal(t, access, runtime.players, runtime.daily.now())
     if refused is None:
         refused = await _begin(update, context, access, t)
     await answer(query, reviews.started(t) if refused is None else refused)
@@ -76,25 +76,3 @@ async def _begin(
     making = send_review(context.bot, runtime, stored.owner_id, stored, t, slot)
     context.application.create_task(making, update=update)
     return None
-
-
-async def _refusal(context: BotContext, t: Translator, access: ReviewAccess) -> str | None:
-    """Why this game gets no review now; None when it may be reviewed."""
-    status = access.status
-    if status is ReviewStatus.READY:
-        return None
-    if status is ReviewStatus.CHALLENGE_RUNNING:
-        assert access.challenge is not None
-        zone = await group_clock(context.runtime, access.challenge.chat_id)
-        return reviews.challenge_running(t, end_time(t, access.challenge.ends_at, zone))
-    if status is ReviewStatus.DAILY_RUNNING:
-        assert access.reveal_at is not None
-        return reviews.daily_running(t, access.reveal_at - context.runtime.daily.now())
-    texts = {
-        ReviewStatus.NO_GAME: reviews.no_game,
-        ReviewStatus.NO_LOG: reviews.no_log,
-        ReviewStatus.PLAYING: reviews.still_playing,
-        ReviewStatus.NOT_YOURS: reviews.not_yours,
-        ReviewStatus.STALE: reviews.stale,
-    }
-    return texts[status](t)

@@ -15,8 +15,9 @@ from typing import Any
 import engine
 from bot.config import LANGUAGES
 from bot.models import StoredGame
-from bot.presentation import captions, render, toasts
+from bot.presentation import captions, render, reviews, toasts
 from bot.presentation.i18n import Translator, translator
+from engine.solver import GameReview
 
 TAGS = re.compile(r"<[^>]+>")
 # The largest tile an n×n board can ever hold is 2^(n²+1).
@@ -107,6 +108,10 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "merged": t._("Merged: {tiles}."),
         "contrast": t._("High-contrast colours"),
         "moved": {d: _moved(t, d) for d in engine.DIRECTIONS},
+        "review": "🔎 " + t._("Review"),
+        "back": "◀️ " + t._("Back"),
+        "next": t._("Next") + " ▶️",
+        "close": "✖️ " + t._("Close"),
     }
 
 
@@ -127,6 +132,29 @@ def tile_labels() -> dict[str, str]:
     """Every tile any board can hold, by value: the page slides and merges before the server
     answers, so it needs the label of a tile the board does not hold yet."""
     return {str(1 << e): render.tile_label(1 << e) for e in range(1, TOP_EXPONENT + 1)}
+
+
+def review(t: Translator, made: GameReview) -> dict[str, Any]:
+    """A game's review for the page to step through: its costliest moves in the order they
+    were played, each on the position it was played on (the tiles before the move, nothing
+    of what came after), worded as the chat's picture words them."""
+    return {
+        "size": made.size,
+        "moves": [
+            {
+                "number": cost.number,
+                "board": list(cost.board),
+                "played": cost.played,
+                "best": cost.best,
+                "title": reviews.move_title(t, cost.number),
+                "yours": reviews.your_move(t, cost.played),
+                "better": reviews.better_move(t, cost.best),
+                "cost": reviews.cost(t, made.size, cost.loss),
+            }
+            for cost in sorted(made.costliest, key=lambda cost: cost.number)
+        ],
+        "totals": reviews.totals(t, made),
+    }
 
 
 def old_game_toast(t: Translator) -> str:

@@ -63,6 +63,10 @@ class ReviewService:
         self._clock = clock
         self._kept: LRUCache[tuple[int, int, str], GameReview] = LRUCache(REVIEWS_KEPT)
 
+    def now(self) -> float:
+        """The time the access rules go by: a running daily's time left is counted from it."""
+        return self._clock()
+
     async def latest(self, user_id: int) -> ReviewAccess:
         """`/review`: the player's latest game if it is finished, else the latest finished."""
         stored = await self.storage.latest_game(user_id, user_id)

@@ -25,9 +25,12 @@ import engine
 from bot.config import MINIAPP_PATH
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
+from bot.presentation import reviews
+from bot.presentation.i18n import translator
 from bot.transport.throttle import Throttle
 from bot.web.miniapp.api import STATIC
 from bot.wiring import HINTS_PER_SECOND
+from engine.solver import review_game
 from tests.engine.test_rules import (
     DIFFERENT_NEVER_MERGE,
     FROZEN,
@@ -41,7 +44,7 @@ from tests.engine.test_rules import (
 )
 from tests.support.boards import CORNER, shown_board
 from tests.support.browser import be, chromium, modules_page, type_and_send
-from tests.support.databases import put_board, stored_game, without_clock
+from tests.support.databases import one_move_from_over, put_board, stored_game, without_clock
 from tests.support.harness import User, eventually
 from tests.support.miniapp import game_id
 from tests.support.playground import ANNA
@@ -433,6 +436,7 @@ async def test_game_over_offers_a_new_game_in_any_size(api, webbot):
         sizes = banner.get_by_role("button")
         assert await sizes.all_inner_texts() == [
             "↩️ Undo",
+            "🔎 Review",
             "Classic 4×4",
             "Large 5×5",
             "Huge 6×6",
@@ -445,3 +449,89 @@ async def test_game_over_offers_a_new_game_in_any_size(api, webbot):
     sent = await api.wait_request("sendMessage", after=mark, chat_id=101, timeout=30)
     assert "Large 5×5" in sent.params["text"]
     assert (await stored_game(webbot.database, 101, 101)).size == 5
+
+
+# The board the tiles on the page make, cell by cell (0 for an empty one).
+TILES = """() => {
+  const n = Number(getComputedStyle(document.getElementById("board")).getPropertyValue("--n"));
+  const cells = Array(n * n).fill(0);
+  for (const tile of document.querySelectorAll("#tiles .tile")) {
+    const r = Number(tile.style.getPropertyValue("--r"));
+    cells[r * n + Number(tile.style.getPropertyValue("--c"))] = Number(tile.dataset.value);
+  }
+  return cells;
+}"""
+# Every text of the review's view that does not fit its box, or goes past the screen's edge.
+CUT = """() => [...document.querySelectorAll("#steps button, #step, #review span, #banner button")]
+  .filter((e) => e.offsetParent !== null)
+  .filter((e) => e.scrollWidth > e.clientWidth + 1
+    || e.getBoundingClientRect().right > innerWidth + 0.5)
+  .map((e) => e.textContent)"""
+REVIEW_BUTTONS = {
+    "en": ("🔎 Review", "◀️ Back", "Next ▶️", "✖️ Close"),
+    "nl": ("🔎 Analyse", "◀️ Vorige", "Volgende ▶️", "✖️ Sluiten"),
+    "de": ("🔎 Analyse", "◀️ Zurück", "Weiter ▶️", "✖️ Schließen"),
+}
+CODES = {"l": "left", "r": "right", "u": "up", "d": "down"}
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("language", ["en", "nl", "de"])
+async def test_a_finished_games_review_is_stepped_through_on_the_board(api, webbot, language):
+    """🔎 on the game-over banner: each costly move on its position, the player's move and the
+    better one as two labelled arrows, Back and Next, no move taken meanwhile, and Close
+    brings the live board back as it was; every label fits a 360-px phone."""
+    anna = User(api, 101, "Anna", language)
+    codes = await one_move_from_over(webbot.database, 101, seed=5)
+    board = await anna.open_board()
+    t = translator(language)
+    made = review_game(4, 5, codes)
+    costs = sorted(made.costliest, key=lambda cost: cost.number)
+    assert len(costs) == 3
+    open_, back, next_, close = REVIEW_BUTTONS[language]
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        await page.keyboard.press(f"Arrow{CODES[codes[-1]].capitalize()}")
+        banner = page.locator("#banner")
+        await banner.get_by_role("button", name=open_).wait_for()
+        live = await page.evaluate(TILES)
+        live_board = await page.get_attribute("body", "data-board")
+        await banner.get_by_role("button", name=open_).click()
+        step = page.locator("#step")
+        await step.wait_for()
+        assert await page.locator("#toast").inner_text() == reviews.totals(t, made)
+        assert await banner.is_hidden() and await page.locator("#tools").is_hidden()
+        assert await page.evaluate(CUT) == []
+        for index, cost in enumerate(costs):
+            if index:
+                await page.get_by_role("button", name=next_).click()
+            title = reviews.move_title(t, cost.number)
+            assert await step.inner_text() == f"{title} · {reviews.cost(t, 4, cost.loss)}"
+            assert await page.evaluate(TILES) == list(cost.board)  # the position, before it
+            yours, better = page.locator("#yours"), page.locator("#better")
+            assert await yours.get_attribute("data-direction") == cost.played
+            assert await better.get_attribute("data-direction") == cost.best
+            assert await yours.locator("span").inner_text() == reviews.your_move(t, cost.played)
+            assert await better.locator("span").inner_text() == reviews.better_move(t, cost.best)
+            assert await page.get_by_role("button", name=back).is_disabled() == (index == 0)
+            assert await page.get_by_role("button", name=next_).is_disabled() == (index == 2)
+            assert await page.evaluate(CUT) == []
+        # Told apart by their labels, and by colour too.
+        colour = "(id) => getComputedStyle(document.querySelector(`#${id} b`)).color"
+        assert await page.evaluate(colour, "yours") != await page.evaluate(colour, "better")
+        # Swipes and keys take no move while the review shows.
+        calls = len(phone_.requests)
+        await swipe(phone_, "up")
+        await page.keyboard.press("ArrowLeft")
+        await page.evaluate(SETTLED)
+        assert phone_.requests[calls:] == []
+        assert await page.evaluate(TILES) == list(costs[-1].board)
+        await page.get_by_role("button", name=back).click()
+        assert await page.evaluate(TILES) == list(costs[1].board)
+        await page.get_by_role("button", name=close).click()
+        assert await step.is_hidden() and await page.locator("#yours").is_hidden()
+        assert await page.evaluate(TILES) == live
+        assert await page.get_attribute("body", "data-board") == live_board
+        assert await banner.get_by_role("button", name=open_).is_visible()
+        assert await page.locator("#tools").is_visible()

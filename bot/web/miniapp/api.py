@@ -39,13 +39,16 @@ from typing import Any, Protocol
 from aiohttp import web
 
 import engine
+from bot.chat.reviews import refusal
 from bot.config import DEFAULT_INITDATA_MAX_AGE, MINIAPP_PATH
 from bot.models import Action, Player, StoredGame
 from bot.outcomes import HintStatus, TapResult, TapStatus
-from bot.presentation import miniapp, toasts
+from bot.presentation import captions, miniapp, reviews, toasts
 from bot.presentation.i18n import resolve_language, translator
 from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
+from bot.services.reviews import ReviewService
+from bot.services.workers import Busy, Crowded
 from bot.transport.throttle import Throttle
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, check, read
 from bot.web.server import BodyRefused, RouteSet, read_body, verified
@@ -90,6 +93,7 @@ class MiniApp:
     token: str
     games: GameService
     players: PlayerService
+    reviews: ReviewService
     throttle: Throttle  # taps per user, the same buckets as the chat's buttons
     hint_throttle: Throttle
     chat: Chat
@@ -309,6 +313,33 @@ class Api:
         state["reason"] = None if reason is None else toasts.hint_reason(t, reason)
         return state
 
+    async def review(self, call: Call) -> dict[str, Any]:
+        """The review of the page's game (`game`, as the page saw it at `seq`), or without
+        one the player's latest finished game, as /review finds it: by the chat's own rules
+        and in the same place of the picture queue, made while the call waits. `review` is
+        None, and `toast` says why, when there is nothing to show now."""
+        app = self.app
+        t = translator(call.language)
+        game_id = _integer(call.body, "game", optional=True)
+        if game_id is None:
+            access = await app.reviews.latest(call.user.id)
+        else:
+            seq = _integer(call.body, "seq")
+            assert seq is not None
+            access = await app.reviews.tapped(call.user.id, game_id, seq)
+        refused = await refusal(t, access, app.players, app.reviews.now())
+        if refused is not None:
+            return {"review": None, "toast": refused}
+        assert access.stored is not None
+        try:
+            with app.reviews.claim(call.user.id):
+                made = await app.reviews.review(access.stored)
+        except Busy:  # being made for the chat, here or in another process
+            return {"review": None, "toast": reviews.on_its_way(t)}
+        except Crowded:
+            return {"review": None, "toast": captions.crowded(t)}
+        return {"review": miniapp.review(t, made), "toast": reviews.totals(t, made)}
+
     async def new(self, call: Call) -> dict[str, Any]:
         """A new game where the page's game is, or in the player's private chat when the
         page has none; sent again, it is the same new game, and a size asked for while an
@@ -374,7 +405,7 @@ def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
     """The page at `prefix`/, its files at `prefix`/static/, its API at `prefix`/api/."""
     api = Api(app)
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
-    calls["share"] = api.share
+    calls |= {"share": api.share, "review": api.review}
 
     page = page_html()
 

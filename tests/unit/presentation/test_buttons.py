@@ -18,7 +18,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 import engine
-from bot.presentation import captions, daily, leaderboards, reminders, render
+from bot.presentation import captions, daily, leaderboards, miniapp, reminders, render
 from bot.presentation.i18n import LANGUAGES, translator
 
 ROW_WIDTH = 40
@@ -106,6 +106,15 @@ def test_the_three_tools_fit_thirteen_characters_each(language):
     playing = _game([[2, 2, 0, 0]] + [[0] * 4] * 3)
     tools = render.board_keyboard(translator(language), 1, playing).inline_keyboard[-1]
     assert len(tools) == 3 and all(width(button.text) <= 13 for button in tools)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_mini_apps_review_buttons_fit_three_to_a_row(language):
+    """The page's Back, Next and Close share one row under the board, as the chat's tools do,
+    and its 🔎 Review sits among the sizes on the game-over banner."""
+    texts = miniapp.page_texts(translator(language))
+    labels = [texts[name] for name in ("review", "back", "next", "close")]
+    assert all(width(label) <= ROW_WIDTH // 3 for label in labels), labels
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

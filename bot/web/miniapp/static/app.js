@@ -25,7 +25,7 @@ import {
 } from "./telegram.js";
 
 const catalog = JSON.parse($("catalog").textContent);
-const board = new Board({ act, startNew });
+const board = new Board({ act, startNew, review: openReview });
 const gameParam = new URLSearchParams(location.search).get("game");
 // Seconds between attempts at a call that got no answer: growing, then every 15 s.
 const BACKOFF = [1, 2, 4, 8, 15];
@@ -35,6 +35,7 @@ let queue = []; // actions waiting for the answer before them
 let sending = false;
 let offline = false;
 let wake = null; // ends the pause before the next attempt at once
+let review = null; // the review being stepped through: its moves, and the one shown
 
 const refused = (error, reason) => error instanceof ApiError && error.reason === reason;
 const opening = () => ({ game: state ? state.game : gameParam ? Number(gameParam) : null });
@@ -152,7 +153,7 @@ async function pump() {
 }
 
 function act(action) {
-  if (!state) return;
+  if (!state || review) return;
   if (offline) {
     board.say(board.texts.unsent);
     return;
@@ -192,6 +193,40 @@ async function hint() {
   if ((await once("hint", {})) && state.hint) board.point(state.hint, state.reason);
 }
 
+/* 🔎: the review of the page's ended game (or, with none, of the last finished one), stepped
+ * through on the board; the answer's toast gives the totals, or why there is none now. */
+async function openReview() {
+  if (offline) {
+    board.say(board.texts.unsent);
+    return;
+  }
+  try {
+    const body = state.game === null ? {} : { game: state.game, seq: state.seq };
+    const answer = await post("review", body);
+    board.say(answer.toast);
+    if (answer.review?.moves.length) {
+      review = { ...answer.review, shown: 0 };
+      step(0);
+    }
+  } catch (error) {
+    trouble(error);
+  }
+}
+
+function step(by) {
+  const last = review.moves.length - 1;
+  review.shown = Math.min(Math.max(review.shown + by, 0), last);
+  board.review(review.moves[review.shown], review.size);
+  $("back").disabled = review.shown === 0;
+  $("next").disabled = review.shown === last;
+}
+
+function closeReview() {
+  review = null;
+  board.endReview();
+  board.say("");
+}
+
 async function startNew(size) {
   queue = [];
   if (await once("new", { size })) gameStarted();
@@ -218,6 +253,9 @@ function wire() {
   $("new").addEventListener("click", () => board.showSizes());
   $("share").addEventListener("click", share);
   $("contrast").addEventListener("click", togglePalette);
+  $("back").addEventListener("click", () => step(-1));
+  $("next").addEventListener("click", () => step(1));
+  $("close").addEventListener("click", closeReview);
   $("retry").addEventListener("click", () => wake?.());
   tg.onEvent("themeChanged", applyTheme);
   setInterval(() => board.tick(), 1000);

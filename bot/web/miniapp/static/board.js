@@ -18,7 +18,7 @@ function button(text, onClick) {
 }
 
 export class Board {
-  /* actions: {act(action), startNew(size)}, for the banner's buttons. */
+  /* actions: {act(action), startNew(size), review()}, for the banner's buttons. */
   constructor(actions) {
     this.actions = actions;
     this.texts = {};
@@ -27,6 +27,7 @@ export class Board {
     this.tiles = new Map(); // cell index -> tile element
     this.receivedAt = 0;
     this.arrowTimer = 0;
+    this.live = null; // the game under a review being shown, drawn again when it closes
   }
 
   /* The page's fixed texts in the player's language, and every tile's label. */
@@ -60,6 +61,43 @@ export class Board {
   unpoint() {
     clearTimeout(this.arrowTimer);
     $("arrow").hidden = true;
+  }
+
+  /* One move of a review, read only: the position it was played on, the player's move and
+   * the better one as two arrows, each with its label, and the move's number and cost, which
+   * a screen reader hears too. */
+  review(move, size) {
+    this.live ??= this.state;
+    this.unpoint();
+    this.position({ ...this.live, size, board: move.board });
+    document.body.dataset.review = move.number;
+    $("banner").hidden = true;
+    for (const [id, direction, text] of [
+      ["yours", move.played, move.yours],
+      ["better", move.best, move.better],
+    ]) {
+      $(id).dataset.direction = direction;
+      $(id).lastChild.textContent = text;
+    }
+    $("step").textContent = `${move.title} · ${move.cost}`;
+    $("said").textContent = `${$("step").textContent}. ${move.yours}. ${move.better}.`;
+  }
+
+  /* The review closed: the live game as it was. */
+  endReview() {
+    delete document.body.dataset.review;
+    this.position(this.live);
+    this.live = null;
+    this.drawFigures();
+  }
+
+  /* Draw `next`'s tiles, with no slide, and its cells if its size is new. */
+  position(next) {
+    const resized = this.state.size !== next.size;
+    this.state = next;
+    if (resized) this.drawCells();
+    this.drawTiles();
+    this.labelCells();
   }
 
   /* Why there is no game to show (null: there is one), and whether trying again may help. */
@@ -192,6 +230,7 @@ export class Board {
       if (state.canUndo && state.active) {
         buttons.append(button(texts.undo, () => actions.act("undo")));
       }
+      buttons.append(button(texts.review, actions.review));
       this.appendSizes(buttons);
     }
     $("banner").hidden = buttons.childElementCount === 0;
