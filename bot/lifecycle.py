@@ -78,9 +78,10 @@ FORGET_DELIVERIES_EVERY = 3600.0
 # How often the dailies whose day is over get their places kept (bot/services/daily.py):
 # a job of its own, as a day of 100,000 players takes longer than the catch-up's turn.
 KEEP_PLACES_EVERY = 30.0
-# With PostgreSQL, how long a chat's shared pace is kept after its last send: by then its
-# budget is full and any slowed pace recovered, the same as a chat never seen.
-FORGET_PACES_AFTER = 3600.0
+# With PostgreSQL, how long a chat's shared pace is kept after its last send, and a
+# throttle's bucket after it was last spent: by then the budget is full and any slowed pace
+# recovered (the slowest throttle fills in a minute), the same as one never used.
+FORGET_BUDGETS_AFTER = 3600.0
 # Seconds the long poll waits for an update before asking again.
 POLL_TIMEOUT = 10
 # At shutdown, seconds a call setting the menus, already on its way, gets to finish.
@@ -420,7 +421,7 @@ def _schedule_jobs(application: Application, config: Config, runtime: Runtime) -
     every(_keep_daily_places, KEEP_PLACES_EVERY, "daily-places", first=0)
     every(_forget_old_deliveries, FORGET_DELIVERIES_EVERY, "forget-deliveries")
     if runtime.shared is not None:
-        every(_forget_idle_paces, FORGET_PACES_AFTER, "forget-paces")
+        every(_forget_idle_budgets, FORGET_BUDGETS_AFTER, "forget-budgets")
         every(_schedule_open_challenges, config.challenge_sync_interval, "schedule-open-challenges")
 
 
@@ -447,10 +448,10 @@ async def _forget_old_deliveries(context: BotContext) -> None:
     log.debug("forgot %d announcements sent long ago", sent)
 
 
-async def _forget_idle_paces(context: BotContext) -> None:
+async def _forget_idle_budgets(context: BotContext) -> None:
     shared = context.runtime.shared
     assert shared is not None, "scheduled only with a shared database"
-    await shared.forget_paces(FORGET_PACES_AFTER)
+    await shared.forget_budgets(FORGET_BUDGETS_AFTER)
 
 
 async def _schedule_open_challenges(context: BotContext) -> None:

@@ -73,8 +73,8 @@ class SharedStorage(SharedBudgets, ThrottleLedger, Protocol):
     """A database the bot's other processes use too (PostgreSQL): what that mode needs of it
     beyond `Storage`, each chat's pace and the throttles first."""
 
-    async def forget_paces(self, idle: float) -> None:
-        """Drop the paces of chats that sent nothing for `idle` seconds."""
+    async def forget_budgets(self, idle: float) -> None:
+        """Drop the chats' paces and the throttles' buckets untouched for `idle` seconds."""
 
     async def spend_tap(
         self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update
 
 from bot import codecs
@@ -58,7 +60,6 @@ async def on_game_button(update: Update, context: BotContext) -> None:
     applied = result.stored if result.status is TapStatus.APPLIED else None
     newer = _newer_board(context, applied, message)
     if result.changed and result.stored is not None:
-        # Queued before the answer goes out, so the edit is on its way alongside it.
         board_id = newer if newer is not None else message.message_id
         redraw_board(
             context.application,
@@ -68,6 +69,10 @@ async def on_game_button(update: Update, context: BotContext) -> None:
             audience.player.view,
             reserved=result.send,
         )
+        # Queued, then one turn of the loop before the answer: in a chat free to send, the
+        # redraw's worker puts the edit on the wire first, as the edit is what the player
+        # waits to see, and the answer follows at once.
+        await asyncio.sleep(0)
     await _answer_tap(update, context, result, audience, moved_below=newer is not None)
     await show_effects(context.bot, runtime, result.effects)
 

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from babel import Locale
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -88,11 +89,22 @@ def _translations(language: str) -> Translations:
     return Translations(buffer, domain=DOMAIN)
 
 
+@cache
+def _babel_locale(language: str) -> Locale:
+    return Locale.parse(language)
+
+
 @dataclass(frozen=True, slots=True)
 class Translator:
     """Everything language-specific a reply needs: words, plurals and number formats."""
 
     language: str
+
+    @property
+    def locale(self) -> Locale:
+        """The language's Babel locale, for numbers and units: parsed once, where a name
+        passed to Babel is parsed again on every call (twice the cost of a number)."""
+        return _babel_locale(self.language)
 
     def _(self, message: str, **values: object) -> str:
         text = _translations(self.language).gettext(message)
@@ -103,7 +115,7 @@ class Translator:
         return text.format(n=self.number(n), **values)
 
     def number(self, value: int) -> str:
-        return format_decimal(value, locale=self.language)
+        return format_decimal(value, locale=self.locale)
 
     def tile(self, value: int) -> str:
         """A tile's number: grouped like any number from five digits up ("131.072"), but
@@ -112,7 +124,7 @@ class Translator:
 
     def percent(self, share: float) -> str:
         """A share as the language writes a percentage, whole: "25%", "25 %"."""
-        return format_percent(share, locale=self.language)
+        return format_percent(share, locale=self.locale)
 
     def duration(self, seconds: float) -> str:
         """Play time in the language's own unit abbreviations ("12 min 34 sec", "1 Std. 5 Sek.").
@@ -125,11 +137,11 @@ class Translator:
         minutes, secs = divmod(rest, 60)
         units = (("duration-hour", hours), ("duration-minute", minutes), ("duration-second", secs))
         parts = [
-            format_unit(value, unit, length="short", locale=self.language)
+            format_unit(value, unit, length="short", locale=self.locale)
             for unit, value in units
             if value
         ]
-        return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.language)
+        return " ".join(parts) or format_unit(0, "duration-second", "short", locale=self.locale)
 
     def play_time(self, seconds: float) -> str:
         """Play time in words for running text ("20 minutes and 34 seconds").
@@ -165,10 +177,10 @@ class Translator:
         shown = [(unit, value) for unit, value in units if value] or [units[-1]]
         return format_list(
             [
-                format_unit(value, unit, length="long", locale=self.language).replace(" ", NBSP, 1)
+                format_unit(value, unit, length="long", locale=self.locale).replace(" ", NBSP, 1)
                 for unit, value in shown
             ],
-            locale=self.language,
+            locale=self.locale,
         )
 
 

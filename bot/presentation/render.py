@@ -6,6 +6,8 @@ returns text or markup, so what a player sees can be tested directly.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 import engine
@@ -38,6 +40,8 @@ LEGEND_DIGITS = 28.0
 ARROWS = {"up": "⬆️", "down": "⬇️", "left": "⬅️", "right": "➡️"}
 # The button that switches a board's view, by the view it is in.
 VIEW_SWITCH = {View.EMOJI: "🔢", View.NUMBERS: "🎨"}
+# Boards whose keyboards are kept made (`board_keyboard`): those drawn last.
+KEYBOARDS_KEPT = 1024
 
 
 def tile_emoji(value: int) -> str:
@@ -269,10 +273,46 @@ def board_keyboard(
     zurück (5)" would not fit three to a row on a phone. The d-pad's centre switches between
     the emoji and the numbers `view`: 🔢 shows numbers, 🎨 the emoji again.
     """
+    finished = game.over or ended
+    return _board_keyboard(
+        t,
+        game_id,
+        game.awaiting_choice,
+        game.over,
+        game.undos_left > 0 and bool(game.history),
+        hint,
+        hints_on,
+        share,
+        view,
+        ended,
+        webapp,
+        offer_daily,
+        review if finished else None,
+    )
+
+
+# Keyboards made lately, by what they show: a board's keyboard is the same from one move to
+# the next (a tap's redraw makes it again, eleven buttons), and its buttons never change.
+@lru_cache(maxsize=KEYBOARDS_KEPT)
+def _board_keyboard(
+    t: Translator,
+    game_id: int,
+    awaiting_choice: bool,
+    over: bool,
+    can_undo: bool,
+    hint: str | None,
+    hints_on: bool,
+    share: bool,
+    view: View,
+    ended: bool,
+    webapp: str | None,
+    offer_daily: bool,
+    review: int | None,
+) -> InlineKeyboardMarkup:
     new = _button("🆕 " + t._("New game"), codecs.new_game())
     undo = _button("↩️ " + t._("Undo"), codecs.game_tap(game_id, "undo"))
     extra = [[share_button(t, game_id)]] if share else []
-    if review is not None and (game.over or ended):
+    if review is not None:
         looking = _button("🔎 " + t._("Review my game"), codecs.review_button(game_id, review))
         extra.append([looking])
     then = [new, daily_button(t)] if offer_daily else [new]
@@ -282,11 +322,10 @@ def board_keyboard(
     if webapp is not None:
         page = WebAppInfo(f"{webapp}?game={game_id}")
         swipe.append([InlineKeyboardButton("👆 " + t._("Swipe"), web_app=page)])
-    if game.awaiting_choice:
+    if awaiting_choice:
         keep = _button("▶️ " + t._("Keep going"), codecs.game_tap(game_id, "keep"))
         return InlineKeyboardMarkup([[keep, new], *extra, *swipe])
-    if game.over:
-        can_undo = game.undos_left > 0 and bool(game.history)
+    if over:
         return InlineKeyboardMarkup([[undo, *then] if can_undo else then, *extra, *swipe])
 
     def arrow(direction: engine.Direction) -> InlineKeyboardButton:

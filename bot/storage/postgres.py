@@ -158,8 +158,14 @@ _CLAIM_JOB = f"""
 # The claim on job $1 held for $2 seconds more, if holder $3 still has it.
 _RENEW_CLAIM = f"UPDATE job_claims SET until = {_NOW} + $2::float8 WHERE name = $1 AND holder = $3"
 # Budgets of chats quiet for $1 seconds: full again, their flood waits and slow pace over.
-_FORGET_PACES = f"""
-    DELETE FROM chat_pace WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+# Budgets untouched for $1 seconds, full again by then: the chats' paces and the throttles'
+# buckets, in one statement (a CTE that deletes runs whether or not it is read).
+_FORGET_BUDGETS = f"""
+    WITH paces AS (
+        DELETE FROM chat_pace
+        WHERE GREATEST(due_at, blocked_until, slowed_at) < {_NOW} - $1::float8
+    )
+    DELETE FROM throttles WHERE spent_at < {_NOW} - $1::float8
 """
 # Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
 _TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
@@ -556,10 +562,12 @@ class PostgresStorage(Storage):
         """Telegram answered 429 in the chat: record its flood wait and the slower pace."""
         await self._statement(_HOLD_BACK, chat_id, seconds, recovery, slowest)
 
-    async def forget_paces(self, idle: float) -> None:
-        """Drop the budgets of chats that sent nothing for `idle` seconds (longer than a
-        slowed pace takes to recover): they are full again, as if never used."""
-        await self._statement(_FORGET_PACES, idle)
+    async def forget_budgets(self, idle: float) -> None:
+        """Drop the paces of chats that sent nothing, and the throttles' buckets nobody
+        spent, for `idle` seconds (longer than a slowed pace takes to recover and a bucket
+        to fill): they are full again, as if never used, and the tables keep only the
+        budgets in use."""
+        await self._statement(_FORGET_BUDGETS, idle)
 
     async def spend_tap(
         self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None

@@ -19,6 +19,7 @@ from pathlib import Path
 import aiosqlite
 
 from bot.metrics import DATABASE_WAIT
+from bot.models import SendAsk
 from bot.storage.queries import Storage
 from bot.storage.queries.base import Row, StorageUnavailable, TransactionError
 from bot.storage.schema import SQLITE
@@ -160,6 +161,46 @@ class SqliteStorage(Storage):
         async with self._committed():
             rows = await self._db.execute_fetchall(sql, params)
         return [tuple(row) for row in rows]
+
+    async def _execute_then(
+        self,
+        first: str,
+        first_params: Sequence[object],
+        then: str,
+        then_params: Sequence[object],
+        send: SendAsk | None = None,
+    ) -> Row | None:
+        """As the base's (both statements or neither, committed), in one trip to aiosqlite's
+        thread: a move's save is four statements with its BEGIN and COMMIT, and a trip
+        each would wake the event loop and that thread four times (aiosqlite's `_execute`
+        runs a function there, as it runs each of its own calls)."""
+        if self._in_transaction():
+            raise TransactionError("storage transactions do not nest")
+
+        def save(connection: sqlite3.Connection) -> Row | None:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if not connection.execute(first, first_params).rowcount:
+                    connection.execute("ROLLBACK")
+                    return None
+                row = connection.execute(then.format(guard="WHERE 1 = 1"), then_params).fetchone()
+                assert row is not None, "the statement after the save returns its row"
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            return row
+
+        with DATABASE_WAIT.time():
+            await self._write_lock.acquire()
+        try:
+            row = await self._db._execute(save, self._db._conn)
+        finally:
+            self._write_lock.release()
+        if row is None:
+            return None
+        return (*row, None, None)
 
     async def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
         self._require_transaction()

@@ -26,6 +26,7 @@ from bot.storage import postgres as postgres_storage
 from bot.storage.schema import SQLITE, migrations
 from tests.support.databases import (
     FIRST_RELEASE_SQL,
+    count_rows,
     disown_actions,
     execute_sql,
 )
@@ -135,6 +136,23 @@ async def test_a_transaction_cancelled_while_it_begins_leaves_none_open(storage)
             await job
     await _valid_move(svc, 10, stored.id)  # a tap after them is applied
     assert len((await storage.game(stored.id)).actions) == 1  # and it alone is in the log
+
+
+async def test_a_move_whose_records_fail_is_not_saved_and_the_next_one_is(storage):
+    """A move and the player's records are saved together or not at all: a records
+    statement that fails leaves the game as it was, and the storage goes on saving."""
+    svc = service(storage)
+    stored = await svc.start(10, 10, 4)
+    broken = "INSERT INTO records (user_id, size) SELECT ?, 4 {guard} RETURNING no_such_column"
+    with pytest.raises(Exception, match="no_such_column"):
+        await storage._execute_then(
+            "UPDATE games SET moves = 99 WHERE id = ?", (stored.id,), broken, (10,)
+        )
+    assert (await storage.game(stored.id)).game == stored.game
+    assert await storage.records(10) == {}
+    await _valid_move(svc, 10, stored.id)
+    assert (await storage.game(stored.id)).game.moves == 1
+    assert (await storage.records(10))[4].games_played == 1
 
 
 async def test_games_survive_reopening_the_database(database):
@@ -602,6 +620,41 @@ async def test_two_processes_reserving_sends_in_one_chat_share_one_budget(postgr
     finally:
         await first.close()
         await second.close()
+
+
+async def test_budgets_untouched_for_an_hour_are_forgotten_and_full_again(postgres):
+    """The pruning job drops chats' paces and throttles' buckets nobody used for an hour,
+    and keeps the ones in use: a forgotten bucket is a full one."""
+    store = await open_storage(postgres)
+    hint = [("hint", 7, 1e-6, 1.0)]  # one hint, refilled too slowly to matter here
+    try:
+        await store.reserve_send(42, 10.0, 3.0, 300.0)
+        await store.reserve_send(43, 10.0, 3.0, 300.0)
+        assert await store.spend_throttles(hint)
+        assert await store.spend_throttles([("message", 8, 1e-6, 1.0)])
+        assert not await store.spend_throttles(hint)
+
+        await store.forget_budgets(3600.0)
+        assert not await store.spend_throttles(hint), "spent a moment ago: kept"
+        assert await count_rows(postgres, "chat_pace") == 2
+
+        hours = 7200.0  # the pace's next send was due a few seconds ahead: two hours back
+        await execute_sql(postgres, "UPDATE throttles SET spent_at = spent_at - ?", hours)
+        await execute_sql(
+            postgres,
+            "UPDATE chat_pace SET due_at = due_at - ?, blocked_until = blocked_until - ?, "
+            "slowed_at = slowed_at - ? WHERE chat_id = 42",
+            hours,
+            hours,
+            hours,
+        )
+        await store.forget_budgets(3600.0)
+        assert await count_rows(postgres, "throttles") == 0
+        assert await count_rows(postgres, "chat_pace", "chat_id = 43") == 1
+        assert await count_rows(postgres, "chat_pace") == 1
+        assert await store.spend_throttles(hint), "forgotten, so full"
+    finally:
+        await store.close()
 
 
 async def test_a_transaction_cut_off_mid_statement_ends_as_cut_off_and_the_next_one_runs(proxied):
