@@ -122,14 +122,13 @@ async def _world(context: BotContext, t: Translator, size: int) -> str:
     """Today's world top and the asker's place, then yesterday's final results."""
     storage, now = context.runtime.storage, context.runtime.daily.now()
     today = await storage.daily_of(day_of(now)[0], size)
-    if today is None:
-        return t._("No one has played today's daily yet. /daily starts it.")
-    user = context.audience.player.user_id
-    top = await storage.daily_top(today.id, TOP)
-    rank = await storage.daily_rank(today.id, user)
+    top, rank = [], None
+    if today is not None:
+        top = await storage.daily_top(today.id, TOP)
+        rank = await storage.daily_rank(today.id, context.audience.player.user_id)
     before = await storage.daily_of(day_of(now - DAY_SECONDS)[0], size)
     yesterday = None if before is None else await storage.daily_top(before.id, TOP)
-    return texts.world_ranking(t, today, top, rank, yesterday)
+    return texts.world_ranking(t, size, today is not None, top, rank, yesterday)
 
 
 async def join(update: Update, context: BotContext) -> None:

@@ -158,17 +158,24 @@ def _lines(t: Translator, standings: list[Standing], asker: int, limit: int) -> 
 
 def world_ranking(
     t: Translator,
-    daily: Daily,
+    size: int,
+    opened: bool,
     top: list[Standing],
     rank: tuple[int, int] | None,
     yesterday: list[Standing] | None,
 ) -> str:
-    """`/daily top`: today's world top, the reader's place, and yesterday's final results."""
+    """`/daily top`: today's world top, the reader's place, and yesterday's final results,
+    which count most just after midnight, before anyone has opened today's daily."""
+    nobody = (
+        t._("No one has played it yet.")
+        if opened
+        else t._("No one has played today's daily yet. /daily starts it.")
+    )
     blocks = [
         "\n".join(
             [
-                t._("🌍 <b>Today's daily worldwide</b> · {size}", size=size_name(t, daily.size)),
-                *([standing_line(t, s) for s in top] or [t._("No one has played it yet.")]),
+                t._("🌍 <b>Today's daily worldwide</b> · {size}", size=size_name(t, size)),
+                *([standing_line(t, s) for s in top] or [nobody]),
                 *([rank_line(t, rank)] if rank is not None else []),
             ]
         )

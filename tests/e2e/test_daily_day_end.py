@@ -139,13 +139,13 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
         assert f"Best daily rank: #{place[user.id]} of 3 players (Classic 4×4, {name})" in text
         assert "🔥 Daily streak: 1 day in a row. Longest: 1 day." in text  # yesterday counts
     dutch = await _stats(bob)
-    assert f"Laatste dagpuzzel: plaats {place[bob.id]} van 3 spelers (" in dutch
-    assert f"Beste plaats in een dagpuzzel: {place[bob.id]}e van 3 spelers (" in dutch
+    assert f"Laatste dagpuzzel: {place[bob.id]}e van 3 spelers (" in dutch
+    assert f"Beste dagpuzzel: {place[bob.id]}e van 3 spelers (" in dutch
 
     # /daily top: today's, nobody on it yet, then yesterday's final results, in order.
     (top,) = await carl.send("/daily top")
     today, final = top.split("🏁 Yesterday’s final results")
-    assert "No one has played it yet." in today
+    assert "Nobody has played it yet." in today
     lines = final.strip().split("\n")
     assert [line.split(":")[0] for line in lines] == [
         f"{place[user_id]}. {isolated(players[user_id])}" for user_id in ranked
@@ -170,7 +170,7 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
     score = games[anna.id][0]
     toast, _ = await anna.tap(board, "⬅️", edit=False)
     assert toast["text"] == (
-        f"This daily ended at midnight (UTC). Your final score: {translator('en').number(score)}."
+        f"This daily ended at midnight UTC. Your final score: {translator('en').number(score)}."
     )
     await eventually(lambda: "This daily has ended" in board_text(api, board))
     assert "⬅️" not in buttons(api.stored_message(anna.id, board.message_id))

@@ -14,7 +14,7 @@ from bot.emulator.html import parse_html, utf16_len
 from bot.emulator.validation import MAX_TEXT_LENGTH
 from bot.handlers.commands import CHALLENGE_TOP, PAST_CHALLENGES, TOP
 from bot.handlers.daily import TOP as DAILY_TOP
-from bot.models import Challenge, Daily, Standing
+from bot.models import Challenge, Standing
 from bot.presentation.daily import group_ranking, in_private, world_ranking
 from bot.presentation.i18n import LANGUAGES, group_zone, translator
 from bot.presentation.leaderboards import group_leaderboard
@@ -135,8 +135,7 @@ def daily_rankings(draw: st.DrawFn) -> dict:
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_daily_rankings_always_fit_one_message(ranking: dict) -> None:
     t = translator(ranking["language"])
-    today = Daily(1, "2026-12-02", 6, 1, "salt", "0" * 64, 2e9)
-    world = world_ranking(t, today, ranking["top"], ranking["rank"], ranking["yesterday"])
+    world = world_ranking(t, 6, True, ranking["top"], ranking["rank"], ranking["yesterday"])
     group = group_ranking(t, ranking["group"], ASKER, DAILY_TOP)
     for text in (world, group + "\n\n" + in_private(t)):
         assert utf16_len(parse_html(text).text) <= MAX_TEXT_LENGTH
