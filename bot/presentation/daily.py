@@ -85,14 +85,25 @@ def finished(
     rank: tuple[int, int] | None,
     streaks: Streaks,
 ) -> str:
-    return _told(
-        t,
-        daily,
+    # A stuck board with undos left is not the end of the attempt: saying it is would
+    # contradict the ↩️ under the board.
+    told = (
         t._(
+            "No tile can move in your daily. Undo a move to play on, or wait for the next "
+            "daily: it opens at midnight UTC, in {time}.",
+            time=t.countdown(seconds_left),
+        )
+        if entry.game.undos_left
+        else t._(
             "You've played today's daily: one attempt a day. The next one opens at "
             "midnight UTC, in {time}.",
             time=t.countdown(seconds_left),
-        ),
+        )
+    )
+    return _told(
+        t,
+        daily,
+        told,
         result_line(t, entry),
         *([rank_line(t, rank)] if rank is not None else []),
         streak_line(t, streaks),

@@ -294,7 +294,7 @@ async def test_a_bad_network_and_a_screen_reader(api, webbot):
         # meanwhile is refused, and said to be.
         await context.set_offline(True)
         await page.keyboard.press("ArrowLeft")
-        await page.locator("#toast", has_text="Keine Verbindung. Neuer Versuch läuft…").wait_for()
+        await page.locator("#toast", has_text="Keine Verbindung. Neuer Versuch läuft …").wait_for()
         await page.keyboard.press("ArrowDown")
         await page.locator("#toast", has_text="Nicht gesendet").wait_for()
         await context.set_offline(False)

@@ -115,10 +115,12 @@ async def test_a_finished_daily_offers_the_reminder_until_it_is_on(api, bot, dat
     assert OFFER not in started  # while the daily is played, it is not in the way
     await _finish_daily(database, anna.id)
     (finished, _) = await anna.send("/daily", replies=2)
-    assert "Game over in today’s daily (one attempt a day)." in finished and OFFER in finished
+    assert (
+        "No tile can move in your daily. Undo a move to play on" in finished and OFFER in finished
+    )
     await anna.send("/daily remind")
     (again, _) = await anna.send("/daily", replies=2)
-    assert "Game over in today’s daily (one attempt a day)." in again and OFFER not in again
+    assert "No tile can move in your daily. Undo a move to play on" in again and OFFER not in again
 
 
 async def test_the_reminder_s_stop_button_ends_the_reminders(api, bot, database, clock):

@@ -85,7 +85,7 @@ async def test_no_hints_in_challenges(api, bot):
     assert not any("💡" in label for label in buttons(board))
     game_id = button_data(board, "⬅️").split(":")[1]
     answer, _ = await bob.tap_data(board, f"g:{game_id}:h", strict=False)
-    assert answer["text"] == "Hints are off in challenges, to keep it fair."
+    assert answer["text"] == "Hints are off in challenges to keep things fair."
 
 
 async def test_hints_are_throttled_but_moves_never_are(api, bot):

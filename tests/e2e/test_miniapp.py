@@ -575,7 +575,7 @@ async def test_a_challenge_entry_from_the_page_has_no_hints_and_its_card_follows
     state = await bob_page.post("open", game=game_id(board))
     assert state["hints"] is False
     refused = await bob_page.post("hint", game=state["game"])
-    assert refused["toast"] == "Hints are off in challenges, to keep it fair."
+    assert refused["toast"] == "Hints are off in challenges to keep things fair."
     assert refused["hint"] is None and refused["reason"] is None
     assert await count_rows(webbot.database, "games", "hints > 0") == 0
     mark = api.mark()

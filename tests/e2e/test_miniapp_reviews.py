@@ -26,7 +26,7 @@ from tests.support.miniapp import game_id
 CODES = {"l": "left", "r": "right", "u": "up", "d": "down"}
 SEVERITY = {
     "en": {"Small slip", "Mistake", "Big mistake", "Could cost you the game"},
-    "nl": {"Kleine misser", "Duidelijke fout", "Grote fout", "Kan je spel kosten"},
+    "nl": {"Kleine misser", "Duidelijke fout", "Grote fout", "Brengt je spel in gevaar"},
     "de": {"Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Kann dein Spiel beenden"},
 }
 

@@ -266,7 +266,7 @@ EVERYWHERE = {
             "Spielregeln",
             "Deine Highscores und Rekorde",
             "Die Highscores und Herausforderungen der Gruppe",
-            "Sprache der Gruppe wählen (Admins)",
+            "Sprache der Gruppe wählen (nur Admins)",
         ),
         (
             "fr",

@@ -101,7 +101,7 @@ async def test_in_a_group_stats_is_one_line_and_a_link_to_the_rest(api, bot, clu
     (line,) = await anna.send("/stats", chat_id=GROUP)
     _, scores = await _games(database, anna.id)
     best = translator("en").number(scores[0].score)
-    assert line == f"{isolated('Anna')}: 1 game played, best score {best}"
+    assert line == f"{isolated('Anna')}: 1 game played · best score {best}"
     link = button_data(anna.board(GROUP), "📊")
     assert link == "https://t.me/play2048_bot?start=stats"
     assert list(buttons(anna.board(GROUP))) == ["📊 All your statistics"]
@@ -134,5 +134,5 @@ async def test_a_finished_daily_says_the_streak(api, bot, database):
         await store.close()
     result, _ = await anna.send("/daily", replies=2)
     lines = result.split("\n")
-    assert "Game over in today’s daily (one attempt a day)." in lines[1]
+    assert "No tile can move in your daily. Undo a move to play on" in lines[1]
     assert "🔥 Daily streak: 1 day in a row. Longest: 1 day." in lines

@@ -42,9 +42,9 @@ def test_a_challenge_board_counts_against_the_challenges_top_not_the_players_bes
     )
     game = replace(_game([[2, 4, 0, 0]] + [[0] * 4] * 3), score=56)
     text = render.board_text(EN, game, best=912, challenge=challenge, top=412)
-    assert "Score: <b>56</b> · Leader: 412" in text and "912" not in text
+    assert "Score: <b>56</b> · Challenge best: 412" in text and "912" not in text
     leading = render.board_text(EN, game, best=912, challenge=challenge, top=40)
-    assert "Leader: 56" in leading  # the player's own score leads
+    assert "Challenge best: 56" in leading  # the player's own score leads
 
 
 def test_a_daily_board_shows_its_score_without_the_players_best():

@@ -107,7 +107,7 @@ def test_a_game_of_the_solvers_moves_has_no_costly_sentence(language, expected):
     ("language", "words"),
     [
         ("en", ["Small slip", "Mistake", "Big mistake", "Could cost you the game"]),
-        ("nl", ["Kleine misser", "Duidelijke fout", "Grote fout", "Kan je spel kosten"]),
+        ("nl", ["Kleine misser", "Duidelijke fout", "Grote fout", "Brengt je spel in gevaar"]),
         ("de", ["Kleiner Patzer", "Klarer Fehler", "Schwerer Fehler", "Kann dein Spiel beenden"]),
     ],
 )

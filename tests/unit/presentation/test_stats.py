@@ -4,6 +4,7 @@ plurals, one Telegram message; the group's one line; the streak; and the chart, 
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_no_games_yet_says_how_to_get_statistics(language, expected):
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", "Anna: 13 games played, best score 1,234,567 · 🔥 daily streak of 3 days"),
+        ("en", "Anna: 13 games played · best score 1,234,567 · 🔥 daily streak of 3 days"),
         ("nl", "Anna: 13 spellen gespeeld, beste score 1.234.567 · 🔥 dagpuzzelreeks van 3 dagen"),
         ("de", "Anna: 13 Spiele gespielt, Highscore 1.234.567 · 🔥 Tagesrätsel-Serie von 3 Tagen"),
     ],
@@ -128,7 +129,7 @@ def test_a_groups_line_is_the_players_own_one_line(language, expected):
     t = translator(language)
     assert stats.group_line(t, "Anna", _stats()) == expected
     broken = stats.group_line(t, "Anna", _stats(streaks=Streaks(0, 7)))
-    assert broken == expected.split(" · ")[0] and "\n" not in broken
+    assert broken == expected.split(" · 🔥")[0] and "\n" not in broken
 
 
 @pytest.mark.parametrize(
@@ -171,6 +172,27 @@ def test_a_finished_daily_shows_the_streak(language):
     entry = StoredGame(1, 101, 101, game, True, None, True, daily_id=1)
     text = finished(t, daily, entry, 3600.0, (2, 9), Streaks(5, 5))
     assert text.splitlines()[-2] == streak_line(t, Streaks(5, 5))  # above the commitment
+
+
+@pytest.mark.parametrize(
+    ("language", "undos", "told"),
+    [
+        ("en", 5, "No tile can move in your daily. Undo a move to play on, or wait for the next"),
+        ("en", 0, "You’ve played today’s daily (one attempt a day). The next one opens at"),
+        ("nl", 5, "In je dagpuzzel kan geen tegel meer schuiven. Neem een zet terug om verder"),
+        ("nl", 0, "Je hebt je poging voor vandaag gehad. De volgende dagpuzzel staat om"),
+        ("de", 5, "In deinem Tagesrätsel lässt sich keine Kachel mehr bewegen. Nimm einen Zug"),
+        ("de", 0, "Du hast das heutige Tagesrätsel schon gespielt: ein Versuch pro Tag."),
+    ],
+)
+def test_a_stuck_daily_with_undos_left_says_it_can_go_on(language, undos, told):
+    """The ↩️ under a stuck board still works in the daily: only with no undo left is the
+    day's attempt over."""
+    daily = Daily(1, "2026-12-02", 4, 5, "ab" * 16, "cd" * 32, 0.0)
+    game = replace(engine.new_game(4, 5, 0.0), undos_left=undos)
+    entry = StoredGame(1, 101, 101, game, True, None, True, daily_id=1)
+    text = finished(translator(language), daily, entry, 3600.0, None, Streaks(1, 1))
+    assert text.splitlines()[1].startswith(told)
 
 
 def _figures(scores: list[tuple[int, int]]) -> charts.ChartFigures:
