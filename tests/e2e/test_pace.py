@@ -82,7 +82,8 @@ async def test_a_flood_wait_is_told_in_the_toasts_holds_back_no_other_chat_and_i
     for _ in range(2):
         toast = (await anna_moves())["text"]
         assert toast.startswith(f"Saved (score {anna_game.score:,}). Telegram is slowing down")
-        seconds = int(toast.split(" update in ")[1].split(" second")[0])
+        # The number and its unit held together by a no-break space: "in 4\u00a0seconds".
+        seconds = int(toast.split(" update in ")[1].split("\u00a0second")[0])
         assert 1 <= seconds <= FLOOD_WAIT
     bob_edits = []
     for _ in range(3):  # Bob plays on at full speed meanwhile
