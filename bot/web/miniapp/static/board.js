@@ -231,7 +231,13 @@ export class Board {
         buttons.append(button(texts.undo, () => actions.act("undo")));
       }
       buttons.append(button(texts.review, actions.review));
-      this.appendSizes(buttons);
+      // A game that just ended says "start a new game": a button of that name opens the
+      // sizes. A page on an old game has nothing else to offer, so it shows them at once.
+      if (state.over && state.active) {
+        buttons.append(button(texts.new, () => this.showSizes()));
+      } else {
+        this.appendSizes(buttons);
+      }
     }
     $("banner").hidden = buttons.childElementCount === 0;
     $("banner-text").textContent = state.banner || (state.active ? "" : texts.pick);
