@@ -69,6 +69,21 @@ def test_one_move_and_one_costly_move_are_singular(language, expected):
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
+        ("en", "Your costliest moves began right at the start."),
+        ("nl", "Je grootste fouten maakte je vanaf de eerste zet."),
+        ("de", "Deine größten Fehler begannen gleich mit dem ersten Zug."),
+    ],
+)
+def test_costly_moves_from_the_first_on_say_they_began_there_not_that_all_were_there(
+    language, expected
+):
+    # The first costly move is move 1, the others come later: the picture shows all three.
+    assert reviews.totals(translator(language), review(90, 60, 1, 40, 75)).endswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
         (
             "en",
             "99% of your 1,234 moves were the best available. "
