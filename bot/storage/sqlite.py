@@ -170,10 +170,11 @@ class SqliteStorage(Storage):
         then_params: Sequence[object],
         send: SendAsk | None = None,
     ) -> Row | None:
-        """As the base's (both statements or neither, committed), in one trip to aiosqlite's
-        thread: a move's save is four statements with its BEGIN and COMMIT, and a trip
-        each would wake the event loop and that thread four times (aiosqlite's `_execute`
-        runs a function there, as it runs each of its own calls)."""
+        """Both statements or neither, committed, in one trip to aiosqlite's thread: a move's
+        save is four statements with its BEGIN and COMMIT, and a trip each would wake the
+        event loop and that thread four times (aiosqlite's `_execute` runs a function
+        there, as it runs each of its own calls). `send` is not reserved: only a backend
+        whose chats' pace is shared across processes is asked to."""
         if self._in_transaction():
             raise TransactionError("storage transactions do not nest")
 

@@ -84,6 +84,7 @@ class StorageBase(ABC):
     async def _insert(self, sql: str, params: Sequence[object] = ()) -> int:
         """Run one INSERT, inside the task's transaction, into a table with an `id`; the id."""
 
+    @abstractmethod
     async def _execute_then(
         self,
         first: str,
@@ -98,15 +99,10 @@ class StorageBase(ABC):
         the chat's send reserved with them (`send`: seconds until it may go and until the
         chat's flood wait ends, as `reserve_send`), or two NULLs.
 
-        Here a transaction of its own, which reserves no send: only a backend whose chats'
-        pace is shared (PostgreSQL) is asked to, and it makes it all one statement.
+        A move's save, the hottest write there is: each backend makes it one trip of its
+        own (one statement on PostgreSQL, which also reserves the send; one call on
+        SQLite's thread, which reserves none, its chats' pace being this process's alone).
         """
-        async with self.transaction():
-            if not await self._execute(first, first_params):
-                return None
-            row = await self._fetchrow(then.format(guard="WHERE 1 = 1"), then_params)
-        assert row is not None
-        return (*row, None, None)
 
     async def _write_then_read(
         self,
