@@ -1,11 +1,14 @@
-"""Fixtures the end-to-end tests share beyond tests/conftest.py's: a group with two players."""
+"""Fixtures the end-to-end tests share beyond tests/conftest.py's: a group with two players,
+and a bot at Telegram's pace whose daily runs on a clock the test moves."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.config import TELEGRAM_PACE
+from tests.support.daily import DayClock
 from tests.support.groups import GROUP
-from tests.support.harness import User
+from tests.support.harness import RunningBot, User
 
 
 @pytest.fixture
@@ -15,3 +18,17 @@ def club(api) -> tuple[User, User]:
     bob = User(api, 202, "Bob", "nl")
     api.add_group(GROUP, "2048 Club", admins={anna.id})
     return anna, bob
+
+
+@pytest.fixture
+def clock() -> DayClock:
+    return DayClock()
+
+
+@pytest.fixture
+async def daybot(api, database, clock):
+    """The bot at Telegram's pace, its daily on the test's clock."""
+    running = RunningBot(api, database, clock=clock, pace=TELEGRAM_PACE)
+    await running.start()
+    yield running
+    await running.stop()

@@ -10,11 +10,7 @@ the job runs on its own schedule, every KEEP_PLACES_EVERY seconds of the real on
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 
-import pytest
-
-from bot.config import TELEGRAM_PACE
 from bot.emulator import StoredMessage
 from bot.lifecycle import KEEP_PLACES_EVERY
 from bot.models import Standing
@@ -23,30 +19,11 @@ from bot.presentation.i18n import translator
 from bot.services.daily import PLACES_SETTLE
 from bot.storage import open_storage
 from tests.support.boards import buttons, isolated, shown_moves
-from tests.support.daily import DayClock
 from tests.support.databases import Database
 from tests.support.groups import GROUP
-from tests.support.harness import RunningBot, User, eventually
+from tests.support.harness import User, eventually
 
 ARROWS = {"l": "⬅️", "u": "⬆️", "r": "➡️", "d": "⬇️"}
-
-
-@pytest.fixture
-def clock() -> DayClock:
-    return DayClock()
-
-
-@pytest.fixture
-async def nightbot(api, database, clock):
-    """The bot at Telegram's pace, its daily on the test's clock."""
-    running = RunningBot(api, database, clock=clock, pace=TELEGRAM_PACE)
-    await running.start()
-    yield running
-    await running.stop()
-
-
-def _day(clock: DayClock) -> str:
-    return datetime.fromtimestamp(clock(), UTC).date().isoformat()
 
 
 async def _play(user: User, arrows: str) -> None:
@@ -86,7 +63,7 @@ async def _ranking(database: Database, day: str) -> list[Standing]:
 
 
 async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
-    api, nightbot, club, database, clock
+    api, daybot, club, database, clock
 ):
     anna, bob = club  # Anna (English) is the group's admin; Bob (Dutch) plays there too
     carl = User(api, 303, "Carl")  # plays in private only
@@ -100,7 +77,7 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
     await _play(bob, "ludr")
     await _play(carl, "lr")
     await dora.send("/daily", replies=2)
-    yesterday = _day(clock)
+    yesterday = clock.day()
     board = anna.board()
     standings = await _ranking(database, yesterday)
     ranked = [standing.user_id for standing in standings]
@@ -114,8 +91,8 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
 
     mark = api.mark()
     clock.next_day(after=PLACES_SETTLE + 1)  # past midnight, and the minute places settle in
-    assert nightbot.application.job_queue is not None
-    (job,) = nightbot.application.job_queue.get_jobs_by_name("daily-places")
+    assert daybot.application.job_queue is not None
+    (job,) = daybot.application.job_queue.get_jobs_by_name("daily-places")
     due = job.next_t
     await eventually(lambda: job.next_t != due, timeout=KEEP_PLACES_EVERY + 30)
 

@@ -8,9 +8,7 @@ The day turns on the daily's clock (tests/support/daily.py), moved past midnight
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
-
-import pytest
+from datetime import date
 
 from bot.config import TELEGRAM_PACE, Webhook
 from bot.emulator import StoredMessage
@@ -18,7 +16,6 @@ from bot.models import Daily
 from bot.storage import open_storage
 from tests.support.boards import buttons, isolated
 from tests.support.daily import (
-    DayClock,
     catch_up_runs,
     play_daily_to_the_end,
     stored_daily,
@@ -29,24 +26,6 @@ from tests.support.harness import RunningBot, User
 from tests.support.processes import free_port
 
 COMMITMENT = re.compile(r"\b[0-9a-f]{64}\b")
-
-
-def _day(clock: DayClock) -> str:
-    return datetime.fromtimestamp(clock(), UTC).date().isoformat()
-
-
-@pytest.fixture
-def clock() -> DayClock:
-    return DayClock()
-
-
-@pytest.fixture
-async def daybot(api, database, clock):
-    """The bot at Telegram's pace, its daily on the test's clock."""
-    running = RunningBot(api, database, clock=clock, pace=TELEGRAM_PACE)
-    await running.start()
-    yield running
-    await running.stop()
 
 
 def day_messages(api, chat_id: int = GROUP) -> list[StoredMessage]:
@@ -128,7 +107,7 @@ async def test_todays_message_at_once_then_edited_as_a_member_finishes(
     anna, _ = club
     await anna.send("/new 4", chat_id=GROUP)  # Anna plays in the group: she is a member
     card = await switch_on(api, anna)
-    daily = await stored_daily(database, _day(clock))
+    daily = await stored_daily(database, clock.day())
     assert daily is not None
     assert "Classic 4×4" in card.text
     assert COMMITMENT.findall(card.text) == [daily.commitment]
@@ -187,7 +166,7 @@ async def test_the_day_ends_with_a_final_ranking_and_one_winner_and_the_next_beg
     anna, _ = club
     card = await switch_on(api, anna)
     await _played(api, anna)
-    daily = await stored_daily(database, _day(clock))
+    daily = await stored_daily(database, clock.day())
     assert daily is not None
     mark = api.mark()
     clock.next_day()
@@ -206,7 +185,7 @@ async def test_the_day_ends_with_a_final_ranking_and_one_winner_and_the_next_beg
     )
     await catch_up_runs(daybot)
     assert_day_closed_once(api, card, daily)
-    new_day = await stored_daily(database, _day(clock))
+    new_day = await stored_daily(database, clock.day())
     assert new_day is not None and new_day.id != daily.id
     assert COMMITMENT.findall(tomorrow.params["text"]) == [new_day.commitment]
     assert len(day_messages(api)) == 2
@@ -216,7 +195,7 @@ async def test_a_restart_past_midnight_ends_the_day_once(api, daybot, club, data
     anna, _ = club
     card = await switch_on(api, anna)
     await _played(api, anna)
-    daily = await stored_daily(database, _day(clock))
+    daily = await stored_daily(database, clock.day())
     assert daily is not None
     await daybot.stop()
     clock.next_day(after=3600)  # the bot was away at midnight
@@ -250,7 +229,7 @@ async def test_two_processes_give_a_group_one_message_a_day_and_one_winner(api, 
         api.webhook_targets = [f"http://127.0.0.1:{port}/telegram" for _, port in bots]
         card = await switch_on(api, anna)
         await _played(api, anna)
-        daily = await stored_daily(postgres, _day(clock))
+        daily = await stored_daily(postgres, clock.day())
         assert daily is not None
         mark = api.mark()
         clock.next_day()

@@ -29,11 +29,6 @@ LOCKED = (2, 4, 2, 4, 4, 2, 4, 2) * 2  # full, with no two equal neighbours: no 
 
 
 @pytest.fixture
-def clock() -> DayClock:
-    return DayClock()
-
-
-@pytest.fixture
 async def bot(api, database, clock):
     """The bot, its daily and its reminders on the test's clock."""
     running = RunningBot(api, database, clock=clock)
@@ -215,7 +210,7 @@ async def test_two_processes_send_each_player_one_reminder(api, postgres):
         await asyncio.gather(*(_looks(bot) for bot in pair))
         assert [len(_reminders(api, player.id)) for player in players] == [1] * len(players)
         assert [r for r in api.find_requests(after=mark, ok=False) if r.error_code == 429] == []
-        today = datetime.fromtimestamp(clock(), UTC).date().isoformat()
+        today = clock.day()
         assert await count_rows(postgres, "players", "reminded_day = ?", today) == len(players)
         assert await count_rows(postgres, "outbox", "sent_at IS NULL") == 0
     finally:

@@ -223,6 +223,14 @@ async def test_health_answers_from_the_start_and_waits_for_telegram_with_the_res
         await terminate(bot.process)
 
 
+async def _says_it_opens_the_database(bot: WebProcess) -> None:
+    """From its first answer: /healthz and the Mini App say what the process waits for, and
+    /metrics is served all the same."""
+    assert await bot.first_answer("/healthz") == (503, "opening the database\n")
+    assert await bot.get(f"{MINIAPP_PATH}/") == (503, "opening the database\n")
+    assert (await bot.get("/metrics"))[0] == 200
+
+
 async def test_health_answers_while_a_database_that_never_answers_is_opened(api, proxied):
     """PostgreSQL swallowing every byte: /healthz says so from the start, until the process
     gives up with its one line."""
@@ -231,9 +239,7 @@ async def test_health_answers_while_a_database_that_never_answers_is_opened(api,
     bot = WebProcess(api, url, WEBAPP_URL=WEBAPP_URL)
     bot.process = await spawn_bot(env=bot.env, stderr=asyncio.subprocess.PIPE)
     try:
-        assert await bot.first_answer("/healthz") == (503, "opening the database\n")
-        assert await bot.get(f"{MINIAPP_PATH}/") == (503, "opening the database\n")
-        assert (await bot.get("/metrics"))[0] == 200
+        await _says_it_opens_the_database(bot)
         _, stderr = await refused_at_start(bot.process)
     finally:
         await terminate(bot.process)
@@ -247,9 +253,7 @@ async def test_health_answers_while_a_slow_database_is_opened_then_says_ok(api, 
     bot = WebProcess(api, url, WEBAPP_URL=WEBAPP_URL)
     bot.process = await spawn_bot(env=bot.env, stderr=asyncio.subprocess.PIPE)
     try:
-        assert await bot.first_answer("/healthz") == (503, "opening the database\n")
-        assert await bot.get(f"{MINIAPP_PATH}/") == (503, "opening the database\n")
-        assert (await bot.get("/metrics"))[0] == 200
+        await _says_it_opens_the_database(bot)
         proxy.delay = 0.0
         while await bot.get("/healthz") != (200, "ok\n"):
             await asyncio.sleep(0.2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 
 import engine
 from bot.emulator import FakeBotApi, StoredMessage
@@ -26,6 +27,10 @@ class DayClock:
 
     def __call__(self) -> float:
         return time.time() + self.offset
+
+    def day(self) -> str:
+        """The UTC day it is on this clock, as the daily names it ("2026-12-02")."""
+        return datetime.fromtimestamp(self(), UTC).date().isoformat()
 
     def next_day(self, after: float = 1.0) -> float:
         """Jump to `after` seconds past the next midnight (UTC); that midnight."""
