@@ -109,6 +109,7 @@ def page_texts(t: Translator) -> dict[str, Any]:
         "contrast": t._("High-contrast colours"),
         "moved": {d: _moved(t, d) for d in engine.DIRECTIONS},
         "review": "🔎 " + t._("Review"),
+        "making": reviews.on_its_way(t),
         "back": "◀️ " + t._("Back"),
         "next": t._("Next") + " ▶️",
         "close": "✖️ " + t._("Close"),

@@ -12,6 +12,7 @@ playground.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
@@ -23,6 +24,7 @@ from PIL import Image
 
 import engine
 from bot.config import MINIAPP_PATH
+from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.webapp import DARK_THEME, LIGHT_THEME, STAND_IN, TELEGRAM_SCRIPT, launch_url
 from bot.playground import open_playground
 from bot.presentation import reviews
@@ -46,7 +48,7 @@ from tests.support.boards import CORNER, shown_board
 from tests.support.browser import be, chromium, modules_page, type_and_send
 from tests.support.databases import one_move_from_over, put_board, stored_game, without_clock
 from tests.support.harness import User, eventually
-from tests.support.miniapp import game_id
+from tests.support.miniapp import HeldReviews, game_id
 from tests.support.playground import ANNA
 from tests.support.processes import ROOT
 
@@ -475,10 +477,13 @@ CODES = {"l": "left", "r": "right", "u": "up", "d": "down"}
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("language", ["en", "nl", "de"])
-async def test_a_finished_games_review_is_stepped_through_on_the_board(api, webbot, language):
-    """🔎 on the game-over banner: each costly move on its position, the player's move and the
-    better one as two labelled arrows, Back and Next, no move taken meanwhile, and Close
-    brings the live board back as it was; every label fits a 360-px phone."""
+async def test_a_finished_games_review_is_stepped_through_on_the_board(
+    api, webbot, language, monkeypatch
+):
+    """🔎 on the game-over banner: the page says the review is on its way until it is made,
+    then each costly move on its position, the player's move and the better one as two
+    labelled arrows, Back and Next, no move taken meanwhile, and Close brings the live board
+    back as it was; every label fits a 360-px phone."""
     anna = User(api, 101, "Anna", language)
     codes = await one_move_from_over(webbot.database, 101, seed=5)
     board = await anna.open_board()
@@ -495,8 +500,13 @@ async def test_a_finished_games_review_is_stepped_through_on_the_board(api, webb
         await banner.get_by_role("button", name=open_).wait_for()
         live = await page.evaluate(TILES)
         live_board = await page.get_attribute("body", "data-board")
+        held = HeldReviews(webbot, monkeypatch)
         await banner.get_by_role("button", name=open_).click()
+        await asyncio.wait_for(held.asked.wait(), WAIT_TIMEOUT)
+        await page.locator("#toast", has_text=reviews.on_its_way(t)).wait_for()
         step = page.locator("#step")
+        assert await step.is_hidden() and await banner.is_visible()
+        held.released.set()
         await step.wait_for()
         assert await page.locator("#toast").inner_text() == reviews.totals(t, made)
         assert await banner.is_hidden() and await page.locator("#tools").is_hidden()
@@ -533,3 +543,36 @@ async def test_a_finished_games_review_is_stepped_through_on_the_board(api, webb
         assert await page.get_attribute("body", "data-board") == live_board
         assert await banner.get_by_role("button", name=open_).is_visible()
         assert await page.locator("#tools").is_visible()
+
+
+@SQLITE_ONLY
+async def test_a_new_game_started_while_the_review_is_made_stays_in_play(api, webbot, monkeypatch):
+    """The page is not held up by a review being made: a new game starts meanwhile, and the
+    review, once made, does not take its board over; the new game goes on."""
+    anna = User(api, 101, "Anna")
+    codes = await one_move_from_over(webbot.database, 101, seed=5)
+    board = await anna.open_board()
+    url = page_url(webbot, api.world.users[101], LIGHT_THEME, game_id(board))
+    held = HeldReviews(webbot, monkeypatch)
+    async with phone(url, webbot.web_base) as phone_:
+        page = phone_.page
+        await page.keyboard.press(f"Arrow{CODES[codes[-1]].capitalize()}")
+        banner = page.locator("#banner")
+        await banner.get_by_role("button", name="🔎 Review").click()
+        await asyncio.wait_for(held.asked.wait(), WAIT_TIMEOUT)
+        await page.locator("#toast", has_text=reviews.on_its_way(translator("en"))).wait_for()
+        finished = await page.get_attribute("body", "data-game")
+        await banner.get_by_role("button", name="🆕 New game").click()
+        await banner.get_by_role("button", name="Classic 4×4").click()
+        await page.wait_for_selector(
+            f"body[data-idle=true][data-seq='0']:not([data-game='{finished}'])"
+        )
+        assert await page.get_attribute("body", "data-making") == "true"
+        held.released.set()
+        await page.wait_for_selector("body:not([data-making])")
+        assert await page.locator("#step").is_hidden() and await banner.is_hidden()
+        assert await page.locator("#toast").inner_text() == ""
+        cells = tuple(map(int, (await page.get_attribute("body", "data-board")).split(",")))
+        direction = next(d for d in engine.DIRECTIONS if engine.move(cells, 4, d)[0] != cells)
+        await page.keyboard.press(f"Arrow{direction.capitalize()}")
+        await page.wait_for_selector("body[data-idle=true][data-seq='1']")

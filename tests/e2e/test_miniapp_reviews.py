@@ -21,7 +21,7 @@ from tests.support.boards import buttons
 from tests.support.databases import one_move_from_over
 from tests.support.groups import GROUP, join
 from tests.support.harness import User
-from tests.support.miniapp import game_id
+from tests.support.miniapp import HeldReviews, game_id
 
 CODES = {"l": "left", "r": "right", "u": "up", "d": "down"}
 SEVERITY = {
@@ -138,6 +138,40 @@ async def test_a_running_dailys_entry_is_refused_without_positions(api, webbot, 
         answer = await anna_page.post("review", **body)
         no_positions(answer)
         assert answer["toast"].startswith("Dein Tagesrätsel läuft noch: Schick /review noch einmal")
+
+
+async def test_the_players_other_calls_are_answered_while_their_review_is_made(
+    api, webbot, http, monkeypatch
+):
+    anna = User(api, 101, "Anna", "nl")
+    anna_page, state, _ = await finished_on_the_page(webbot, http, anna, 5, "nl")
+    held = HeldReviews(webbot, monkeypatch)
+    reviewing = asyncio.create_task(anna_page.post("review", game=state["game"], seq=state["seq"]))
+    await asyncio.wait_for(held.asked.wait(), WAIT_TIMEOUT)
+
+    async def answered(name: str, **body) -> dict:
+        return await asyncio.wait_for(anna_page.post(name, **body), WAIT_TIMEOUT)
+
+    # The page's state, a new game on another board and a move on it, all before the review.
+    assert (await answered("open", game=state["game"]))["over"]
+    started = await answered("new", game=state["game"], size=5)
+    assert started["size"] == 5 and started["game"] != state["game"]
+    moved = None
+    for direction in CODES.values():
+        moved = await answered("move", game=started["game"], seq=0, action=direction)
+        if moved["outcome"] == "moved":
+            break
+    assert moved is not None and moved["seq"] == 1
+    # Still one review at a time: another tap meanwhile is told it is on its way.
+    again = await answered("review", game=state["game"], seq=state["seq"])
+    no_positions(again)
+    assert again["toast"] == "Je analyse komt eraan."
+    assert not reviewing.done()
+    held.released.set()
+    answer = await asyncio.wait_for(reviewing, WAIT_TIMEOUT)
+    assert len(answer["review"]["moves"]) == 3
+    # Kept: the same review again, with nothing held, as the page had it.
+    assert await answered("review", game=state["game"], seq=state["seq"]) == answer
 
 
 async def test_a_review_being_made_for_the_chat_is_on_its_way(api, webbot, http):

@@ -193,6 +193,11 @@ async def long_game(database: Database, user_id: int, seed: int, actions: int = 
     while len(codes) < actions and not game.over:
         code = next(c for c in "ldru" if engine.act(game, engine.CODE_ACTIONS[c], 0.0).changed)
         game, codes = engine.act(game, engine.CODE_ACTIONS[code], 0.0).game, codes + code
+    await logged_game(database, user_id, game, codes)
+
+
+async def logged_game(database: Database, user_id: int, game: engine.Game, codes: str) -> int:
+    """`game` saved in the player's private chat with `codes` as its log; its id."""
     store = await open_storage(database)
     try:
         async with store.transaction():
@@ -200,6 +205,7 @@ async def long_game(database: Database, user_id: int, seed: int, actions: int = 
             await store._execute("UPDATE games SET actions = ? WHERE id = ?", (codes, game_id))
     finally:
         await store.close()
+    return game_id
 
 
 async def one_move_from_over(database: Database, user_id: int, seed: int) -> str:
@@ -213,14 +219,7 @@ async def one_move_from_over(database: Database, user_id: int, seed: int) -> str
     while not game.over:
         code = next(c for c in "dlru" if engine.act(game, engine.CODE_ACTIONS[c], 0.0).changed)
         game, codes = engine.act(game, engine.CODE_ACTIONS[code], 0.0).game, codes + code
-    store = await open_storage(database)
-    try:
-        async with store.transaction():
-            before = engine.replay(4, seed, codes[:-1])
-            game_id = await store.insert_game(user_id, user_id, before, time.time())
-            await store._execute("UPDATE games SET actions = ? WHERE id = ?", (codes[:-1], game_id))
-    finally:
-        await store.close()
+    await logged_game(database, user_id, engine.replay(4, seed, codes[:-1]), codes[:-1])
     return codes
 
 

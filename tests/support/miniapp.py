@@ -1,7 +1,9 @@
-"""The Mini App as a Telegram client opens it: initData signed for the emulator's token."""
+"""The Mini App as a Telegram client opens it: initData signed for the emulator's token; and
+its reviews held back, for what the page does while one is being made."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import time
@@ -33,3 +35,19 @@ def signed(fields: dict[str, str], token: str) -> str:
 
 def game_id(board) -> int:
     return int(button_data(board, "⬅️").split(":")[1])
+
+
+class HeldReviews:
+    """The bot's reviews held before they are made, until the test lets them go: `asked` is
+    set once one is being made (its place in the picture queue taken)."""
+
+    def __init__(self, webbot, monkeypatch) -> None:
+        service = webbot.process.runtime.reviews
+        self._make = service.review
+        self.asked, self.released = asyncio.Event(), asyncio.Event()
+        monkeypatch.setattr(service, "review", self._held)
+
+    async def _held(self, stored):
+        self.asked.set()
+        await self.released.wait()
+        return await self._make(stored)

@@ -10,8 +10,9 @@ for the call anyway. A peer without credentials costs a header parse, and loses 
 connection; one player's flood is refused before it costs a hash, a body or a database read
 (a statement, when its taps run out in other processes), each refusal sent only once the
 page may send again (so a connection carries one refused call a second), and what their
-budget lets through is answered one call at a time, beside everyone else's calls. The body
-then has `BODY_TIMEOUT` to arrive.
+budget lets through is answered one call at a time, beside everyone else's calls (a review
+gives its turn up while the picture pool makes it). The body then has `BODY_TIMEOUT` to
+arrive.
 
 What comes back is the game as committed, so the page always draws what the database holds:
 
@@ -149,11 +150,13 @@ def _integer(body: dict[str, Any], name: str, *, optional: bool = False) -> int 
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A verified request: who sent it, in which language, and its body."""
+    """A verified request: who sent it, in which language, and its body; `leave_turn` lets
+    the player's next call in before this one is answered (see `Api._turn`)."""
 
     user: WebAppUser
     language: str
     body: dict[str, Any]
+    leave_turn: Callable[[], None]
 
 
 @dataclass(slots=True)
@@ -189,21 +192,35 @@ class Api:
         verified(request)
         return user, seen.player
 
-    async def _call(self, request: web.Request, user: WebAppUser, player: Player) -> Call:
+    async def _call(
+        self, request: web.Request, user: WebAppUser, player: Player, leave: Callable[[], None]
+    ) -> Call:
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
-        return Call(user, resolve_language(player.language, user.language_code), body)
+        return Call(user, resolve_language(player.language, user.language_code), body, leave)
 
     @contextlib.asynccontextmanager
-    async def _turn(self, user_id: int) -> AsyncIterator[None]:
+    async def _turn(self, user_id: int) -> AsyncIterator[Callable[[], None]]:
         """One call of each player at a time: a burst of one player's calls is worked through
-        in turn, beside everyone else's, never all at once ahead of them."""
+        in turn, beside everyone else's, never all at once ahead of them. What it yields
+        gives the turn up early, for a call left waiting on the picture pool alone."""
         turn = self._turns.get(user_id)
         if turn is None:
             turn = self._turns[user_id] = _Turn()
         turn.callers += 1
         try:
-            async with turn.lock:
-                yield
+            await turn.lock.acquire()
+            held = True
+
+            def leave() -> None:
+                nonlocal held
+                if held:
+                    held = False
+                    turn.lock.release()
+
+            try:
+                yield leave
+            finally:
+                leave()
         finally:
             turn.callers -= 1
             if not turn.callers:
@@ -249,8 +266,9 @@ class Api:
         async def handle(request: web.Request) -> web.Response:
             try:
                 user, player = await self._sender(request)
-                async with self._turn(user.id):
-                    return web.json_response(await work(await self._call(request, user, player)))
+                async with self._turn(user.id) as leave:
+                    call = await self._call(request, user, player, leave)
+                    return web.json_response(await work(call))
             except Refused as refused:
                 if refused.status in (401, 429):
                     # Answered when the page may send again: a connection carries at most one
@@ -317,7 +335,12 @@ class Api:
         """The review of the page's game (`game`, as the page saw it at `seq`), or without
         one the player's latest finished game, as /review finds it: by the chat's own rules
         and in the same place of the picture queue, made while the call waits. `review` is
-        None, and `toast` says why, when there is nothing to show now."""
+        None, and `toast` says why, when there is nothing to show now.
+
+        Once its place is claimed the call gives up the player's turn: the review takes a
+        second or more in the picture pool, and the player's other calls (their state, a
+        move, a new game) are answered meanwhile. The place keeps them to one review at a
+        time, as the turn would have."""
         app = self.app
         t = translator(call.language)
         game_id = _integer(call.body, "game", optional=True)
@@ -333,6 +356,7 @@ class Api:
         assert access.stored is not None
         try:
             with app.reviews.claim(call.user.id):
+                call.leave_turn()
                 made = await app.reviews.review(access.stored)
         except Busy:  # being made for the chat, here or in another process
             return {"review": None, "toast": reviews.on_its_way(t)}

@@ -194,15 +194,26 @@ async function hint() {
 }
 
 /* 🔎: the review of the page's ended game (or, with none, of the last finished one), stepped
- * through on the board; the answer's toast gives the totals, or why there is none now. */
+ * through on the board; the answer's toast gives the totals, or why there is none now. It
+ * takes a second or more to make, and the page says so and stays in play meanwhile: the
+ * server answers the player's other calls beside it. A page that has moved on to another
+ * game by then leaves the review unshown (the server keeps it, for the next 🔎 or /review). */
 async function openReview() {
   if (offline) {
     board.say(board.texts.unsent);
     return;
   }
+  if (document.body.dataset.making) return;
+  document.body.dataset.making = "true";
+  board.say(board.texts.making);
+  const asked = state.game;
   try {
-    const body = state.game === null ? {} : { game: state.game, seq: state.seq };
+    const body = asked === null ? {} : { game: asked, seq: state.seq };
     const answer = await post("review", body);
+    if (state.game !== asked) {
+      if ($("toast").textContent === board.texts.making) board.say("");
+      return;
+    }
     board.say(answer.toast);
     if (answer.review?.moves.length) {
       review = { ...answer.review, shown: 0 };
@@ -210,6 +221,8 @@ async function openReview() {
     }
   } catch (error) {
     trouble(error);
+  } finally {
+    delete document.body.dataset.making;
   }
 }
 
