@@ -11,8 +11,9 @@ Printed for each delay, on the same run:
     round trips   client sends after an answer, through the proxy, per tap: the tap's own
                   and a share of the jobs that run meanwhile (catch-up every 2 s)
     rows          rows inserted, updated or deleted per 1,000 taps, from the schema's tables
-    WAL           bytes of write-ahead log per 1,000 taps: the server's whole, so run it on
-                  a server of its own (`.ci/postgres start DIR PORT --durable`)
+    WAL           bytes of write-ahead log per 1,000 taps, and how often it was flushed to
+                  disk (each commit that waits for the disk flushes it): the server's whole,
+                  so run it on a server of its own (`.ci/postgres start DIR PORT --durable`)
 
     .venv/bin/python -m benchmarks.tap_database --database-url URL [--taps 60] [--delays 0,0.2]
 """
@@ -49,6 +50,7 @@ class Figures:
     round_trips: float
     rows: dict[str, float]  # per 1,000 taps, by table
     wal_bytes: float  # per 1,000 taps
+    wal_flushes: float  # per 1,000 taps
 
     def lines(self) -> list[str]:
         def ms(values: list[float], q: float) -> str:
@@ -61,7 +63,7 @@ class Figures:
             f"p90 {ms(self.answered, 0.9)} ms; drawn p50 {ms(self.drawn, 0.5)} ms; "
             f"{self.round_trips:.1f} round trips a tap",
             f"  per 1,000 taps: {sum(self.rows.values()):,.0f} rows ({rows}), "
-            f"{self.wal_bytes / 1e6:.2f} MB of WAL",
+            f"{self.wal_bytes / 1e6:.2f} MB of WAL, flushed to disk {self.wal_flushes:,.0f} times",
         ]
 
 
@@ -78,8 +80,9 @@ async def _schema(server: str) -> AsyncIterator[tuple[str, str]]:
         await connection.close()
 
 
-async def _written(server: str, schema: str) -> tuple[dict[str, int], int]:
-    """Rows changed so far in each of the schema's tables, and the server's WAL bytes."""
+async def _written(server: str, schema: str) -> tuple[dict[str, int], int, int]:
+    """Rows changed so far in each of the schema's tables, the server's WAL bytes and its
+    WAL flushes to disk."""
     connection = await asyncpg.connect(server)
     try:
         rows = await connection.fetch(
@@ -87,10 +90,10 @@ async def _written(server: str, schema: str) -> tuple[dict[str, int], int]:
             "WHERE schemaname = $1",
             schema,
         )
-        wal = await connection.fetchval("SELECT wal_bytes FROM pg_stat_wal")
+        wal, flushes = await connection.fetchrow("SELECT wal_bytes, wal_sync FROM pg_stat_wal")
     finally:
         await connection.close()
-    return {name: count for name, count in rows}, int(wal)
+    return {name: count for name, count in rows}, int(wal), int(flushes)
 
 
 async def measure(server: str, delay: float, taps: int, chats: int, folder: Path) -> Figures:
@@ -108,7 +111,7 @@ async def measure(server: str, delay: float, taps: int, chats: int, folder: Path
                 # The last /start's redraws and claims done, and every connection's counts
                 # of rows and WAL in the statistics (each flushes them once a second at most).
                 await asyncio.sleep(3)
-                before, wal_before = await _written(server, schema)
+                before, wal_before, flushes_before = await _written(server, schema)
                 trips_before = proxy.round_trips
                 answered, drawn = [], []
                 for i in range(taps):
@@ -136,7 +139,7 @@ async def measure(server: str, delay: float, taps: int, chats: int, folder: Path
                 await asyncio.sleep(1)  # the last redraw's check after its edit
                 trips = proxy.round_trips - trips_before
             await asyncio.sleep(1)  # the bot's connections closed, their counts flushed
-            after, wal_after = await _written(server, schema)
+            after, wal_after, flushes_after = await _written(server, schema)
     finally:
         await proxy.stop()
     per_thousand = 1000 / taps
@@ -146,7 +149,13 @@ async def measure(server: str, delay: float, taps: int, chats: int, folder: Path
         if after.get(table, 0) != before.get(table, 0)
     }
     return Figures(
-        delay, answered, drawn, trips / taps, rows, (wal_after - wal_before) * per_thousand
+        delay,
+        answered,
+        drawn,
+        trips / taps,
+        rows,
+        (wal_after - wal_before) * per_thousand,
+        (flushes_after - flushes_before) * per_thousand,
     )
 
 

@@ -673,3 +673,28 @@ async def test_a_transaction_cut_off_mid_statement_ends_as_cut_off_and_the_next_
             assert await store.renew_obligations("a process", 10.0) == 0
     finally:
         await store.close()
+
+
+async def test_spending_a_budget_does_not_wait_for_the_disk_and_saving_a_move_does(postgres):
+    """A chat's pace, a player's taps and the throttles are spent by statements whose commit
+    does not wait for the disk (a crashed server may forget its last moments of spending,
+    which loses nothing of a player's), so a tap's first round trip never waits for a flush.
+    The reservation made inside a move's save leaves the move's commit waiting for it."""
+    await (await open_storage(postgres)).close()  # the schema
+    spending = {
+        "a tap": (postgres_storage._SPEND_TAP, (5, 10.0, 5.0, None, None)),
+        "a throttle": (postgres_storage._SPEND_THROTTLES, (["hint"], [5], [1.0], [5.0])),
+        "a message": (postgres_storage._SPEND_MESSAGE, (["message"], [5], [1.0], [5.0], 5, None)),
+        "a send": (postgres_storage._RESERVE_SEND, (5, 1.0, 5.0, 60.0)),
+    }
+    connection = await asyncpg.connect(postgres, server_settings={"synchronous_commit": "on"})
+    try:
+        for what, (statement, params) in spending.items():
+            async with connection.transaction():
+                assert await connection.fetchrow(statement, *params) is not None, what
+                assert await connection.fetchval("SHOW synchronous_commit") == "off", what
+        async with connection.transaction():
+            await connection.fetchrow(postgres_storage._reserving(1), 6, 1.0, 5.0, 60.0)
+            assert await connection.fetchval("SHOW synchronous_commit") == "on"
+    finally:
+        await connection.close()
