@@ -27,6 +27,10 @@ DAY_SECONDS = 86_400
 # end just before midnight, in any process, has committed by then, so the kept ranking is
 # the final one. Until they are kept, /stats counts them from the ranking as it stands.
 PLACES_SETTLE = 60.0
+# Places kept by one statement: a day of any size is placed in batches that each stay far
+# inside the database's statement timeout (5 s) and commit on their own, so a day of a
+# million players is placed over a few of the job's runs rather than never.
+PLACES_PER_BATCH = 5_000
 
 
 class DailyStatus(StrEnum):
@@ -99,8 +103,9 @@ class DailyService:
 
         Its work comes once a day, a minute after midnight, and at a process's first call,
         which also fills the days over before places were kept, or while the bot was away;
-        the look between costs no statement. A call cut off keeps what it committed, and the
-        next one goes on; a daily another process placed is skipped.
+        the look between costs no statement. Each daily is placed `PLACES_PER_BATCH` places
+        a transaction: a call cut off keeps the batches it committed, and the next one goes
+        on from there; a daily another process placed is skipped.
         """
         settled = self._clock() - PLACES_SETTLE
         day, _ = day_of(settled)
@@ -108,8 +113,11 @@ class DailyService:
             return 0
         kept = 0
         for daily_id in await self.storage.dailies_to_place(settled):
-            async with self.storage.transaction():
-                kept += await self.storage.keep_places(daily_id)
+            batch = PLACES_PER_BATCH
+            while batch == PLACES_PER_BATCH:
+                async with self.storage.transaction():
+                    batch = await self.storage.keep_places(daily_id, PLACES_PER_BATCH)
+                kept += batch
         self._placed = day
         return kept
 

@@ -141,27 +141,32 @@ class DailyQueries(StorageBase):
         )
         return [row[0] for row in rows]
 
-    async def keep_places(self, daily_id: int) -> int:
-        """Inside a transaction: keep each ranked attempt's place in the ended daily, as the
-        ranking (`_RANKING`) gives it, and how many were ranked; how many places were kept.
+    async def keep_places(self, daily_id: int, limit: int) -> int:
+        """Inside a transaction: keep the places of the ended daily's next `limit` attempts
+        in the ranking (`_RANKING`) that have none yet; how many were kept. The batch that
+        finds fewer than `limit` left is the last: it counts the daily's ranked players,
+        which marks the daily placed.
 
-        The daily's row is claimed first, so a second process waits for the first one's
-        commit, then finds it placed and keeps nothing.
+        Each batch ranks the whole daily, so any batch of any process gives the same
+        places: two processes placing one daily at once write the same values, and a run
+        cut off between batches leaves the next run to go on from the first place missing.
         """
-        claimed = await self._execute(
-            f"""UPDATE dailies SET players = (SELECT count(*) FROM games WHERE {_RANKED})
-                WHERE id = ? AND players IS NULL""",
-            (daily_id, daily_id),
+        kept = await self._execute(
+            f"""UPDATE games SET daily_place = batch.place
+                FROM (SELECT id, place FROM (
+                        SELECT id, daily_place, row_number() OVER (ORDER BY {_RANKING}) AS place
+                        FROM games WHERE {_RANKED}) AS ranked
+                    WHERE daily_place IS NULL ORDER BY place LIMIT ?) AS batch
+                WHERE games.id = batch.id""",
+            (daily_id, limit),
         )
-        if not claimed:
-            return 0
-        return await self._execute(
-            f"""UPDATE games SET daily_place = ranked.place
-                FROM (SELECT id, row_number() OVER (ORDER BY {_RANKING}) AS place
-                    FROM games WHERE {_RANKED}) AS ranked
-                WHERE games.id = ranked.id""",
-            (daily_id,),
-        )
+        if kept < limit:
+            await self._execute(
+                f"""UPDATE dailies SET players = (SELECT count(*) FROM games WHERE {_RANKED})
+                    WHERE id = ? AND players IS NULL""",
+                (daily_id, daily_id),
+            )
+        return kept
 
     async def daily_group_standings(self, daily_id: int, chat_id: int) -> list[Standing]:
         """The daily's attempts of the group's players (those who ever played in the group),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pytest
+
 import engine
 from bot.models import DailyPlace, PlayedScore
 from bot.outcomes import Streaks
@@ -210,3 +212,52 @@ async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Stora
     figures = await stats.of(3)
     assert figures.best_daily == live[3].best_daily
     assert figures.last_daily == DailyPlace(today.daily.day, 4, 1, 1)
+
+
+async def test_a_day_larger_than_a_batch_is_placed_across_runs_cut_off_between_batches(
+    storage: Storage, monkeypatch
+):
+    """A day is placed a batch a transaction (a day of a million players in one statement
+    would outlast the database's statement timeout, and be retried and refused forever). A
+    run cut off between two batches keeps the first: /stats still counts that day live
+    until the last batch, and the next run places the rest, the same as the live ranking."""
+    monkeypatch.setattr("bot.services.daily.PLACES_PER_BATCH", 2)
+    clock = Clock(NOON - DAY_SECONDS)
+    seeds = iter(range(5000, 6000))
+    daily = DailyService(storage, ChatLocks(storage), clock, new_seed=lambda: next(seeds))
+    stats = StatsService(storage, clock)
+    results = TIED_DAYS[1]  # five ranked players, and every kind of tie
+    for user, score, moves, at in results:
+        entry = (await daily.play(user, 4)).entry
+        assert entry is not None
+        async with storage.transaction():
+            await storage._execute(
+                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
+                (score, moves, clock.now + at, entry.id),
+            )
+    clock.now = NOON
+    live = {user: await stats.of(user) for user, *_ in results}
+
+    batches = []
+    keep = storage.keep_places
+
+    async def cut_off_after_two(daily_id: int, limit: int) -> int:
+        if len(batches) == 2:
+            raise TimeoutError("the job's time is up")
+        batches.append(await keep(daily_id, limit))
+        return batches[-1]
+
+    monkeypatch.setattr(storage, "keep_places", cut_off_after_two)
+    with pytest.raises(TimeoutError):
+        await daily.keep_places()
+    assert batches == [2, 2]
+    placed = await storage._fetchall("SELECT daily_place FROM games WHERE daily_place IS NOT NULL")
+    assert sorted(place for (place,) in placed) == [1, 2, 3, 4]
+    assert {user: await stats.of(user) for user, *_ in results} == live  # still counted live
+
+    monkeypatch.setattr(storage, "keep_places", keep)
+    assert await daily.keep_places() == 1  # the fifth place, and the day is placed
+    assert await daily.keep_places() == 0
+    (players,) = (await storage._fetchall("SELECT players FROM dailies"))[0]
+    assert players == 5
+    assert {user: await stats.of(user) for user, *_ in results} == live
