@@ -38,6 +38,7 @@ from bot.services.stats import StatsService
 from bot.services.verification import VerificationService
 from bot.services.workers import WorkerPool
 from bot.storage import Storage
+from bot.transport.broadcasts import BroadcastBudget
 from bot.transport.budgets import SharedBudgets
 from bot.transport.pacer import Pacer
 from bot.transport.telegram_health import TelegramHealth
@@ -109,6 +110,9 @@ class Runtime:
     outbox: Outbox  # announcements owed, until they are sent
     # Everything sent into a chat goes through it, at the chat's pace.
     pacer: Pacer
+    # What the bot sends on its own (the outbox's announcements), inside Telegram's bot-wide
+    # limit: one budget for every process, in the database when it is shared.
+    broadcasts: BroadcastBudget
     # Taps per user, in the chat and the Mini App alike: this process's, asked first, so a
     # flood through it costs no statement; on a shared database the budget that binds is
     # the one every process spends (`PlayerService.spend_tap`).
@@ -197,6 +201,7 @@ def build_runtime(
         outbox=outbox,
         # One pace per chat: this process's own, or one for all processes, in the database.
         pacer=Pacer(config.pace, shared=shared),
+        broadcasts=BroadcastBudget(shared),
         throttle=Throttle(rate=TAPS_PER_SECOND, burst=TAP_BURST),
         hint_throttle=Throttle(HINTS_PER_SECOND, HINT_BURST, name="hint", ledger=shared),
         inline_throttle=Throttle(

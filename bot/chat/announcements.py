@@ -1,9 +1,10 @@
 """Sending what the outbox says is owed (bot/services/outbox.py), each in its chat's turn.
 
 `SENDERS` says how each kind of announcement is sent; `send_owed` queues every obligation
-this process is to send. It runs right after a service has committed one (the handler or job
-that owes it calls it), at start-up, and every `outbox_interval` seconds, so what a restart,
-an outage or a dead process left owed goes out within seconds of the database being back.
+this process is to send, each in its slot of the bot's one broadcast budget. It runs right
+after a service has committed one (the handler or job that owes it calls it), at start-up,
+and every `outbox_interval` seconds, so what a restart, an outage or a dead process left owed
+goes out within seconds of the database being back.
 
 A sender lets a failure that may pass (the network, the database, Telegram's flood wait)
 reach the queued job, which leaves the obligation owed to be tried again; one that never
@@ -22,6 +23,7 @@ from telegram.error import NetworkError, RetryAfter
 from bot.chat import cards, daily_cards, duels, reminders
 from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
+from bot.transport.broadcasts import AHEAD
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
@@ -67,9 +69,25 @@ class OwedAnnouncement:
 
 
 async def send_owed(bot: Bot, runtime: Runtime) -> None:
-    """Queue, each in its chat's turn after what is queued there, what is owed from here."""
-    for obligation in await runtime.outbox.take_due():
-        runtime.pacer.post(obligation.chat_id, OwedAnnouncement(bot, runtime, obligation))
+    """Queue, each in its chat's turn after what is queued there and no sooner than its slot
+    in the bot-wide broadcast budget (bot/transport/broadcasts.py), what is owed from here.
+
+    Slots are reserved up to `AHEAD` seconds from now: what is held beyond is given back, and
+    stays owed for the next look, so a midnight's thousands go out over minutes, none lost.
+    """
+    taken = await runtime.outbox.take_due()
+    queued = 0
+    try:
+        for obligation in taken:
+            wait = await runtime.broadcasts.reserve()
+            job = OwedAnnouncement(bot, runtime, obligation)
+            runtime.pacer.post(obligation.chat_id, job, after=wait)
+            queued += 1
+            if wait > AHEAD:
+                break
+    finally:  # cut short too: what was not queued is handed out again by the next look
+        for later in taken[queued:]:
+            runtime.outbox.give_back(later)
 
 
 async def catch_up(bot: Bot, runtime: Runtime) -> None:

@@ -6,7 +6,7 @@ the real wire format and Telegram's validation rules, so what works here works l
 
 from .api import DEFAULT_TOKEN, FakeBotApi
 from .errors import ApiError
-from .flood import TELEGRAM_LIMITS, FloodControl, FloodLimits
+from .flood import BOT_WIDE_LIMITS, TELEGRAM_LIMITS, FloodControl, FloodLimits
 from .ids import FIRST_IDS, IdKind, Ids
 from .log import RecordedRequest
 from .media import Upload
@@ -14,6 +14,7 @@ from .webhook import Delivery
 from .world import StoredMessage
 
 __all__ = [
+    "BOT_WIDE_LIMITS",
     "DEFAULT_TOKEN",
     "FIRST_IDS",
     "TELEGRAM_LIMITS",

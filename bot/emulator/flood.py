@@ -6,9 +6,19 @@ retry after N" with ``parameters.retry_after``, and every send and edit in that 
 the same way until the N seconds have passed. Callback answers are never limited. A bot
 that only ever met an emulator without these limits would learn about them from its users.
 
+Telegram also limits what a bot sends across all its chats: about 30 messages a second,
+short bursts above that tolerated. That limit is an option (``bot_per_second``), off in
+``TELEGRAM_LIMITS`` and on in ``BOT_WIDE_LIMITS``: a bot's answers to dozens of players
+tapping at once go above it in normal play (benchmarks/pace.py's 50 players edit about 40
+boards a second), and Telegram is not known to refuse those; what a bot sends on its own at
+once (a midnight's broadcasts) is what the option checks.
+
 The model keeps one bucket per chat: ``burst`` messages at once, refilled at the chat's
-pace. Its clock is injectable, so a test can let a minute of flood wait pass at once; and a
-test can force a flood wait on one chat, which applies whether or not the limits are on.
+pace, and with ``bot_per_second`` one for the bot: ``bot_burst`` at once, refilled at that
+rate. A message the bot's bucket refuses gets the 429, and its chat the flood wait, as a
+chat's own would. Its clock is injectable, so a test can let a minute of flood wait pass at
+once; and a test can force a flood wait on one chat, which applies whether or not the limits
+are on.
 """
 
 from __future__ import annotations
@@ -30,21 +40,29 @@ class FloodLimits:
     Telegram does not publish its burst size; 8 is a few more than a careful bot uses, so
     a bot that stays inside 5 never meets a 429 from network jitter alone. ``retry_after``
     fixes the flood wait every 429 imposes; ``None`` waits until one message fits again.
+    ``bot_per_second``: how many messages a second the bot sends across all chats, after a
+    burst of ``bot_burst``; ``None`` sets no such limit.
     """
 
     burst: float = 8.0
     private_per_second: float = 1.0
     group_per_minute: float = 20.0
     retry_after: int | None = None
+    bot_per_second: float | None = None
+    bot_burst: float = 10.0
 
     def __post_init__(self) -> None:
         if self.burst < 1 or self.private_per_second <= 0 or self.group_per_minute <= 0:
             raise ValueError("a chat takes at least one message, at a positive rate")
         if self.retry_after is not None and self.retry_after < 1:
             raise ValueError("retry_after is a whole number of seconds, at least 1")
+        if self.bot_burst < 1 or (self.bot_per_second is not None and self.bot_per_second <= 0):
+            raise ValueError("the bot takes at least one message, at a positive rate")
 
 
 TELEGRAM_LIMITS = FloodLimits()
+# Telegram's limits with its bot-wide one: about 30 messages a second in all chats together.
+BOT_WIDE_LIMITS = FloodLimits(bot_per_second=30.0)
 
 
 def limited(method: str) -> bool:
@@ -73,6 +91,7 @@ class FloodControl:
         self._limits = limits
         self.clock = clock
         self._chats: dict[int, _Chat] = {}
+        self._bot = _Chat(limits.bot_burst if limits else 0.0, clock())
 
     @property
     def limits(self) -> FloodLimits | None:
@@ -87,6 +106,7 @@ class FloodControl:
             for chat_id, state in self._chats.items()
             if state.blocked_until > self.clock()
         }
+        self._bot = _Chat(limits.bot_burst, self.clock())
 
     def off(self) -> None:
         """No limits from now on (flood waits already imposed or forced still run out)."""
@@ -124,11 +144,24 @@ class FloodControl:
         )
         state.tokens = min(limits.burst, state.tokens + (now - state.updated) * per_second)
         state.updated = now
-        if state.tokens >= 1:
-            state.tokens -= 1
-            return
-        wait = limits.retry_after or max(1, math.ceil((1 - state.tokens) / per_second))
-        state.blocked_until = now + wait
+        if state.tokens < 1:
+            self._refuse(state, limits, (1 - state.tokens) / per_second)
+        if limits.bot_per_second is not None:
+            bot = self._bot
+            bot.tokens = min(
+                limits.bot_burst, bot.tokens + (now - bot.updated) * limits.bot_per_second
+            )
+            bot.updated = now
+            if bot.tokens < 1:
+                self._refuse(state, limits, (1 - bot.tokens) / limits.bot_per_second)
+            bot.tokens -= 1
+        state.tokens -= 1
+
+    def _refuse(self, state: _Chat, limits: FloodLimits, seconds: float) -> None:
+        """The 429 for a message over a bucket that fits one again in `seconds`: the chat is
+        held back for its wait."""
+        wait = limits.retry_after or max(1, math.ceil(seconds))
+        state.blocked_until = self.clock() + wait
         raise too_many_requests(wait)
 
     def _state(self, chat_id: int) -> _Chat:

@@ -18,6 +18,7 @@ the first process that looks: within seconds of its holder's death.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable
@@ -44,6 +45,10 @@ class Outbox:
         self.holder = holder or secrets.token_hex(8)  # this process, to its fellows
         # Obligations handed out by `take_due` and not yet given back: each is queued once.
         self._out: set[int] = set()
+        # One renewal or hand-out at a time in this process: two at once (handlers that each
+        # owed something, the catch-up and the reminders at midnight) would hand the same
+        # obligation out twice, and their renewals of the same rows could deadlock.
+        self._looking = asyncio.Lock()
 
     async def owe(
         self,
@@ -70,30 +75,32 @@ class Outbox:
         A call cut short hands out nothing: what it held is this process's, and the next call
         hands it out.
         """
-        await self.renew()
-        taken: list[Obligation] = []
-        try:
-            for obligation in await self.storage.owed(self.holder, self._clock(), BATCH):
-                if obligation.id not in self._out and await self.hold(obligation):
-                    self._out.add(obligation.id)
-                    taken.append(obligation)
-        except BaseException:
-            self._out.difference_update(obligation.id for obligation in taken)
-            raise
-        return taken
+        async with self._looking:
+            await self._renew()
+            taken: list[Obligation] = []
+            try:
+                for obligation in await self.storage.owed(self.holder, self._clock(), BATCH):
+                    if obligation.id not in self._out and await self.hold(obligation):
+                        self._out.add(obligation.id)
+                        taken.append(obligation)
+            except BaseException:
+                self._out.difference_update(obligation.id for obligation in taken)
+                raise
+            return taken
 
-    async def renew(self) -> int:
+    async def _renew(self) -> int:
         """Hold everything this process holds and has not sent for another lease; how many."""
         now = self._clock()
         async with self.storage.transaction():
             return await self.storage.renew_obligations(self.holder, now + LEASE_SECONDS)
 
     async def look(self) -> bool:
-        """Renew what this process holds, as `renew` does, and tell whether anything is due
+        """Renew what this process holds, as `take_due` does first, and tell whether anything is due
         now (an announcement to send, or a challenge to end, which owes some): one statement,
         so a catch-up with nothing to do stays cheap however far away the database is."""
         now = self._clock()
-        return await self.storage.renew_and_look(self.holder, now + LEASE_SECONDS, now)
+        async with self._looking:
+            return await self.storage.renew_and_look(self.holder, now + LEASE_SECONDS, now)
 
     async def hold(self, obligation: Obligation) -> bool:
         """Hold it for another lease; False if another process has taken it over, or sent it."""

@@ -11,8 +11,10 @@ a bot that was down at midnight catches up once it runs, but never for a day alr
 
 Thousands of players are reminded at the same moment, into as many private chats: each chat
 takes one message, well inside its own pace, but Telegram also limits what a bot sends in
-all (about 30 a second). So the batches take turns, one process at a time among all that
-share the database, `PER_TURN` reminders a turn of `TURN_SECONDS`.
+all (about 30 a second). Their sends spend the bot's one broadcast budget, as every
+announcement from the outbox does (bot/transport/broadcasts.py), beside the groups' daily
+cards at the same midnight. They are owed in batches that take turns, one process at a time
+among all that share the database, `PER_TURN` reminders a turn of `TURN_SECONDS`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
 from bot.storage import Storage
 
-# Fifteen reminders a turn of a second, across all processes: a turn's sends may go out late
-# enough to meet the next turn's within one second, and two turns stay within Telegram's 30
-# a second for a bot in all, beside the boards and replies being played meanwhile.
+# Fifteen reminders owed a turn of a second, across all processes: a little below what the
+# broadcast budget sends (20 a second), so the outbox does not fill with a whole day's
+# reminders that every announcement owed after them would wait behind.
 PER_TURN = 15
 TURN_SECONDS = 1.0
 # A turn is held a little less than its length: the next look of the process that held it,

@@ -44,10 +44,13 @@ class Pacer:
         )
         self._queues = ChatQueues(self._budgets, clock)
 
-    def post(self, chat_id: int, job: Job, *, latest_of: Hashable | None = None) -> None:
+    def post(
+        self, chat_id: int, job: Job, *, latest_of: Hashable | None = None, after: float = 0.0
+    ) -> None:
         """Send something new into the chat, after what was queued before it (or in the place
-        of a waiting post of the same `latest_of`: ChatQueues.post)."""
-        self._queues.post(chat_id, job, latest_of=latest_of)
+        of a waiting post of the same `latest_of`), not before `after` seconds from now:
+        ChatQueues.post."""
+        self._queues.post(chat_id, job, latest_of=latest_of, after=after)
 
     def edit(
         self,

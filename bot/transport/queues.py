@@ -8,7 +8,8 @@ saved when its turn comes, so a board always ends on the latest move without an 
 tap. A post may name what it is the latest of (a player's size menu, say): a newer post of
 that name replaces the one still waiting, so a chat's queue holds at most one of each per
 player however fast they tap. An edit may also ask for a minimum time between two edits of
-its message (challenge cards: a few a minute, however many play).
+its message (challenge cards: a few a minute, however many play), and a post a time before
+which it may not go (a broadcast's slot in the bot-wide budget, bot/transport/broadcasts.py).
 
 A job whose request meets a 429 goes back to the front of its queue and runs again once the
 chat's flood wait is over, drawing what is saved by then; a request that was not queued is
@@ -71,7 +72,7 @@ Key = Post | LatestOf | Edit
 @dataclass(slots=True)
 class _Item:
     job: Job
-    due: float  # not before: an edit's interval since the message's last edit
+    due: float  # not before: an edit's interval since the message's last edit, a broadcast's slot
     every: float = 0.0
     queued: float = 0.0  # when first asked for: an edit that replaces another keeps its time
     reserved: Reserved | None = None  # its send, reserved with the move it shows
@@ -90,14 +91,19 @@ class ChatQueues:
         )
         self._posts = itertools.count()
 
-    def post(self, chat_id: int, job: Job, *, latest_of: Hashable | None = None) -> None:
+    def post(
+        self, chat_id: int, job: Job, *, latest_of: Hashable | None = None, after: float = 0.0
+    ) -> None:
         """Send something new into the chat, after what was queued before it.
 
         With `latest_of`, a post of the same `latest_of` still waiting is replaced by this
-        one, in its place: nobody needs two thousand size menus.
+        one, in its place: nobody needs two thousand size menus. With `after`, it goes no
+        sooner than that many seconds from now (a broadcast's slot), and what is queued
+        behind it meanwhile does not wait for it.
         """
         key = Post(next(self._posts)) if latest_of is None else LatestOf(latest_of)
-        self._enqueue(chat_id, key, _Item(job, -math.inf))
+        due = self._clock() + after if after > 0 else -math.inf
+        self._enqueue(chat_id, key, _Item(job, due))
 
     def edit(
         self,
@@ -207,7 +213,8 @@ class ChatQueues:
 
         A chat held back longer than that by a flood wait is given up at once: its queue
         would only go out after the process is gone. So is an edit still waiting out its
-        interval (a challenge card): the state is saved, and the next tap draws it.
+        interval (a challenge card): the state is saved, and the next tap draws it; and a
+        broadcast still waiting for its slot: it stays owed, for the next process to send.
         """
         now = self._clock()
         deadline = now + timeout

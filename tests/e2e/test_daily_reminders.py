@@ -141,9 +141,14 @@ async def test_the_reminder_is_in_the_player_s_language(api, bot, database, cloc
     assert "Herinnering staat aan" in aan
     (an,) = await lena.send("/daily remind")
     assert "Erinnerung eingeschaltet" in an
+    mark = api.mark()  # two chats: either reminder may go first
     clock.next_day()
-    nl = await api.wait_request("sendMessage", chat_id=daan.id, text=lambda t: "dagpuzzel" in t)
-    de = await api.wait_request("sendMessage", chat_id=lena.id, text=lambda t: "Tagesrätsel" in t)
+    nl = await api.wait_request(
+        "sendMessage", after=mark, chat_id=daan.id, text=lambda t: "dagpuzzel" in t
+    )
+    de = await api.wait_request(
+        "sendMessage", after=mark, chat_id=lena.id, text=lambda t: "Tagesrätsel" in t
+    )
     assert "staat klaar" in nl.params["text"] and "ist da" in de.params["text"]
     assert "🔕 Uitzetten" in buttons(api.stored_message(daan.id, nl.result["message_id"]))
     assert "🔕 Erinnerung aus" in buttons(api.stored_message(lena.id, de.result["message_id"]))

@@ -29,7 +29,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
 from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
-from bot.emulator import ApiError, FakeBotApi, FloodLimits, Upload
+from bot.emulator import BOT_WIDE_LIMITS, ApiError, FakeBotApi, FloodLimits, Upload
 from bot.emulator.api import WAIT_TIMEOUT
 from bot.emulator.html import HtmlParseError, parse_html
 
@@ -358,6 +358,32 @@ async def test_a_group_takes_twenty_messages_a_minute(flooded):
         await bot.send_message(GROUP, f"again {n}")
     with pytest.raises(RetryAfter):
         await bot.send_message(GROUP, "too many")
+
+
+async def test_the_bot_wide_limit_takes_a_burst_then_thirty_messages_a_second_in_all(flooded):
+    api, bot, clock = flooded
+    users = range(3000, 3050)
+    for user in users:
+        api.add_user(user, f"U{user}")
+        api.send_text(user, user, "/start")
+    for user in users[:40]:  # one message a chat: inside every chat's own limit
+        await bot.send_message(user, "at once, without the bot-wide limit")
+    api.flood.on(BOT_WIDE_LIMITS)
+    for user in users[:10]:
+        await bot.send_message(user, "a burst")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(users[10], "one too many")
+    assert flood.value.retry_after == dt.timedelta(seconds=1)
+    clock.now += 0.5
+    with pytest.raises(RetryAfter):  # the refused chat waits its retry_after out
+        await bot.send_message(users[10], "too soon")
+    assert await bot.send_message(users[11], "another chat, the bot's bucket refilled")
+    clock.now += 1
+    for user in users[20:50]:  # thirty a second, each in its thirtieth of a second
+        assert await bot.send_message(user, "paced")
+        clock.now += 1 / 30
+    assert await bot.send_message(users[10], "after its wait")
+    assert len([r for r in api.requests if r.error_code == 429]) == 2
 
 
 async def test_every_send_and_edit_fails_until_the_flood_wait_is_over(flooded):

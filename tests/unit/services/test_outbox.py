@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot.models import ObligationKind
 from bot.services.challenges import ChallengeService
 from bot.services.locks import ChatLocks
@@ -103,5 +105,21 @@ async def test_a_look_says_what_is_due_and_renews_what_its_holder_holds(database
         assert not await first.look() and not await second.look()
         clock[0] = challenge.ends_at
         assert await second.look(), "a challenge to end is due for whoever looks"
+    finally:
+        await storage.close()
+
+
+async def test_looks_at_once_in_one_process_hand_each_announcement_out_once(database):
+    """Handlers that each owed something, the catch-up and the reminders at midnight look at
+    the same moment: every announcement is queued once, and no renewal meets another."""
+    storage = await open_storage(database)
+    outbox = Outbox(storage)
+    challenges = ChallengeService(storage, ChatLocks(storage), outbox=outbox)
+    try:
+        for n in range(20):
+            assert await challenges.create(GROUP - n, "Owed", "en", 101, 4, 3600) is not None
+        handed = await asyncio.gather(*(outbox.take_due() for _ in range(10)))
+        ids = [obligation.id for taken in handed for obligation in taken]
+        assert len(ids) == 20 and len(set(ids)) == 20
     finally:
         await storage.close()

@@ -1,0 +1,63 @@
+"""Midnight's broadcasts, end to end: dozens of groups with the daily on and players with its
+reminder on, the clock past midnight, and Telegram's bot-wide limit (about 30 messages a
+second in all chats) enforced by the emulator. Unpaced, the groups' final rankings, winners
+and new cards and the reminders would go out together, above that limit; the bot's one
+broadcast budget (bot/transport/broadcasts.py) spreads them out, and not one meets a 429.
+"""
+
+from __future__ import annotations
+
+from bot.emulator import BOT_WIDE_LIMITS
+from tests.support.harness import User
+
+GROUPS = [-1_000_100 - n for n in range(40)]  # three messages each at midnight
+REMINDED = range(5001, 5021)
+OPEN = "is open: the same tiles for everyone"
+CARD = "<b>Daily 2048</b>"
+
+
+async def test_every_group_and_reminder_goes_out_at_midnight_inside_the_bot_wide_limit(
+    api, daybot, clock
+):
+    start = api.mark()
+    for n, chat_id in enumerate(GROUPS):  # an admin each: a player's commands are throttled
+        admin = User(api, 101 + n, f"Admin {n}")
+        api.add_group(chat_id, f"Club {n}", admins={admin.id})
+        api.send_text(admin.id, chat_id, "/daily on")
+    cards = {
+        chat_id: await api.wait_request(
+            "sendMessage", after=start, chat_id=chat_id, text=lambda t: CARD in t
+        )
+        for chat_id in GROUPS
+    }
+    players = [User(api, user_id, f"P{user_id}") for user_id in REMINDED]
+    for player in players:
+        api.send_text(player.id, player.id, "/daily remind")
+    for player in players:
+        await api.wait_request(
+            "sendMessage", after=start, chat_id=player.id, text=lambda t: "Reminder on" in t
+        )
+
+    api.flood.on(BOT_WIDE_LIMITS)
+    mark = api.mark()
+    clock.next_day()
+    for chat_id, card in cards.items():
+        await api.wait_request(
+            "editMessageText",
+            after=mark,
+            chat_id=chat_id,
+            message_id=card.result["message_id"],
+            text=lambda t: "Final standings" in t,
+        )
+        await api.wait_request(
+            "sendMessage", after=mark, chat_id=chat_id, text=lambda t: "nobody here played" in t
+        )
+        await api.wait_request("sendMessage", after=mark, chat_id=chat_id, text=lambda t: CARD in t)
+    for player in players:
+        await api.wait_request(
+            "sendMessage", after=mark, chat_id=player.id, text=lambda t: OPEN in t
+        )
+
+    assert [r.summary() for r in api.requests if r.error_code == 429] == []
+    midnight = [r for r in api.log.since(mark) if r.ok and r.method != "getUpdates"]
+    assert len(midnight) == 3 * len(GROUPS) + len(players)  # each once
