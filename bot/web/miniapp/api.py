@@ -34,6 +34,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -272,13 +273,17 @@ class Api:
         return state
 
     def handler(
-        self, work: Callable[[Call], Awaitable[dict[str, Any]]], also: Throttle | None = None
+        self,
+        work: Callable[[Call], Awaitable[dict[str, Any]]],
+        also: Callable[[MiniApp], Throttle] | None = None,
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
-        """`also`: the call's own throttle beside the taps' (`Call.allowed`)."""
+        """`also`: the call's own throttle beside the taps' (`Call.allowed`), as the Mini
+        App has it when the call comes."""
 
         async def handle(request: web.Request) -> web.Response:
             try:
-                user, player, allowed = await self._sender(request, also)
+                own = None if also is None else also(self.app)
+                user, player, allowed = await self._sender(request, own)
                 async with self._turn(user.id) as leave:
                     call = await self._call(request, user, player, leave, allowed)
                     return web.json_response(await work(call))
@@ -443,7 +448,8 @@ def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
     api = Api(app)
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
     calls |= {"share": api.share, "review": api.review}
-    throttles = {"hint": app.hint_throttle}  # spent with the call's tap
+    # A call's own throttle, as the Mini App has it then, spent with the call's tap.
+    throttles: dict[str, Callable[[MiniApp], Throttle]] = {"hint": attrgetter("hint_throttle")}
 
     page = page_html()
 
