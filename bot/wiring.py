@@ -78,10 +78,17 @@ class SharedStorage(SharedBudgets, ThrottleLedger, Protocol):
         """Drop the chats' paces and the throttles' buckets untouched for `idle` seconds."""
 
     async def spend_tap(
-        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
-    ) -> tuple[Player, str | None, StoredGame | None] | None:
-        """Spend one of the player's taps, counted for every process, and read the player,
-        the group's language and the tapped game (`TapLedger`)."""
+        self,
+        user_id: int,
+        rate: float,
+        burst: float,
+        group_id: int | None,
+        game_id: int | None,
+        buckets: Sequence[tuple[str, int, float, float]] = (),
+    ) -> tuple[Player, str | None, StoredGame | None, bool] | None:
+        """Spend one of the player's taps, counted for every process, with the throttle
+        buckets it spends beside it, and read the player, the group's language and the
+        tapped game (`TapLedger`)."""
 
     async def spend_message(
         self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]

@@ -105,7 +105,7 @@ async def _hint(update: Update, context: BotContext, game_id: int) -> None:
     assert message is not None
     runtime, audience = context.runtime, context.audience
     t = audience.for_sender
-    if not await runtime.hint_throttle.spend(query.from_user.id):
+    if not context.hint_allowed:
         await answer(query, t._("Easy on the hints: give me a moment to think."))
         return
     result = await runtime.games.hint(

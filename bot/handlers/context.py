@@ -13,7 +13,7 @@ from telegram import CallbackQuery, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot
 
-from bot.codecs import GAME_PATTERN, parse_game_tap
+from bot.codecs import GAME_PATTERN, GameTap, parse_game_tap
 from bot.models import Player
 from bot.presentation.i18n import Translator, player_language, translator
 from bot.services.players import Seen
@@ -29,10 +29,21 @@ def display_name(user: User) -> str:
 
 def tapped_game(update: Update) -> int | None:
     """The game a tap on a board's button is about, if the update is one."""
+    tap = _game_tap(update)
+    return None if tap is None else tap.game_id
+
+
+def asks_hint(update: Update) -> bool:
+    """Whether the update is a tap on a board's 💡."""
+    tap = _game_tap(update)
+    return tap is not None and tap.action == "hint"
+
+
+def _game_tap(update: Update) -> GameTap | None:
     query = update.callback_query
     if query is None or query.data is None or not re.fullmatch(GAME_PATTERN, query.data):
         return None
-    return parse_game_tap(query.data).game_id
+    return parse_game_tap(query.data)
 
 
 def offered(query: CallbackQuery) -> bool:
@@ -75,6 +86,8 @@ class BotContext(
         # What a tap's or message's bookkeeping reads, read as its budget was spent
         # (handlers/throttling.py), so that bookkeeping reads it no second time.
         self.tapper: Seen | None = None
+        # A 💡 tap: whether the hints' throttle allowed it, spent with the tap's budget.
+        self.hint_allowed = False
 
     @property
     def runtime(self) -> Runtime:

@@ -9,9 +9,10 @@ post one (a size menu, a board) post at most one of each per player at a time
 write. A player's taps are one budget for all the bot's processes: with a shared database
 it is kept in the player's row, and spent by the read their tap makes anyway. Their
 messages and their group's are one budget too, spent by the read of the sender their
-bookkeeping makes anyway; their inline queries and hints by one statement each
-(`Throttle.spend`). A sender so far ahead that their updates no longer wait in their chat's
-order (bot/transport/updates.py) is refused at once by `OverflowRefusal`.
+bookkeeping makes anyway; their hints by the statement that spends the 💡's tap, their
+inline queries by one statement (`Throttle.spend`). A sender so far ahead that their
+updates no longer wait in their chat's order (bot/transport/updates.py) is refused at once
+by `OverflowRefusal`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.chat.posts import answer
-from bot.handlers.context import GROUP_TYPES, BotContext, tapped_game
+from bot.handlers.context import GROUP_TYPES, BotContext, asks_hint, tapped_game
 from bot.models import Player
 from bot.presentation import toasts
 from bot.presentation.i18n import player_language, resolve_language, translator
@@ -57,19 +58,23 @@ async def _drop_excess_inline_queries(update: Update, context: BotContext) -> No
 
 async def _drop_excess_taps(update: Update, context: BotContext) -> None:
     """This process's bucket first, so a flood through it costs no statement; then the
-    budget every process shares, whose spending reads the player the tap needs anyway."""
+    budget every process shares, whose spending reads the player the tap needs anyway. A 💡
+    spends the hints' throttle in the same statement (`BotContext.hint_allowed`)."""
     query = update.callback_query
     assert query is not None
     runtime = context.runtime
     user, chat = query.from_user, update.effective_chat
     if runtime.throttle.allow(user.id):
+        hint = spend_here((runtime.hint_throttle, user.id)) if asks_hint(update) else None
         context.tapper = await runtime.players.spend_tap(
             user.id if chat is None else chat.id,
             user.id,
             in_group=chat is not None and chat.type in GROUP_TYPES,
             game_id=tapped_game(update),
+            also=hint or (),
         )
         if context.tapper is not None:
+            context.hint_allowed = hint is not None and context.tapper.throttled_in
             return
     t = await context.sender_translator(query.from_user)
     await answer(query, toasts.too_fast(t))

@@ -391,8 +391,9 @@ class GameService:
         )
 
     async def own_game(self, chat_id: int, user_id: int, game_id: int) -> Access:
-        """The game when this player may play it from this chat, else why not."""
-        stored = await self.storage.game(game_id)
+        """The game when this player may play it from this chat, else why not: as the tap's
+        bookkeeping read it, if it did (`read_ahead`)."""
+        stored = await self._first_read(chat_id, game_id)
         refusal = self._refusal(stored, chat_id, user_id, self._clock())
         return Access(refused=refusal) if refusal is not None else Access(stored)
 
@@ -415,14 +416,18 @@ class GameService:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.AWAITING_CHOICE)
         if stored.game.over:
             return HintResult(HintStatus.NOT_NOW, stored, engine.Outcome.GAME_OVER)
-        direction = stored.shown_hint or await self._search(stored)
-        if direction is None:
-            return HintResult(HintStatus.NO_MOVE, stored)
-        saved = await self.save_hint(stored, direction, update_key)
-        if saved is None or saved.shown_hint is None:
-            return HintResult(HintStatus.MOVED_ON, stored)
-        reason = explain(saved.game.board, saved.game.size, saved.shown_hint)  # type: ignore[arg-type]
-        return HintResult(HintStatus.SHOWN, saved, reason=reason)
+        if stored.shown_hint is None:
+            direction = await self._search(stored)
+            if direction is None:
+                return HintResult(HintStatus.NO_MOVE, stored)
+            saved = await self.save_hint(stored, direction, update_key)
+            if saved is None or saved.shown_hint is None:
+                return HintResult(HintStatus.MOVED_ON, stored)
+            stored = saved
+        # A hint on the board already is the answer for its position, with nothing to save
+        # (a repeated delivery of the tap that saved it gets the same).
+        reason = explain(stored.game.board, stored.game.size, stored.shown_hint)  # type: ignore[arg-type]
+        return HintResult(HintStatus.SHOWN, stored, reason=reason)
 
     async def _search(self, stored: StoredGame) -> str | None:
         assert self._hints is not None, "a GameService that gives hints is given a HintService"

@@ -21,11 +21,18 @@ class TapLedger(Protocol):
     database)."""
 
     async def spend_tap(
-        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
-    ) -> tuple[Player, str | None, StoredGame | None] | None:
+        self,
+        user_id: int,
+        rate: float,
+        burst: float,
+        group_id: int | None,
+        game_id: int | None,
+        buckets: Sequence[tuple[str, int, float, float]] = (),
+    ) -> tuple[Player, str | None, StoredGame | None, bool] | None:
         """Spend one of the player's taps and read what a tap's bookkeeping reads (the player,
-        group `group_id`'s language, game `game_id`); None, and nothing read, when none is
-        left."""
+        group `group_id`'s language, game `game_id`), with the throttle `buckets` the tap
+        spends beside it and whether each had its token; None, and nothing read or spent,
+        when no tap is left."""
 
     async def spend_message(
         self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
@@ -54,6 +61,8 @@ class Seen:
     group_language: str | None
     game: StoredGame | None = None
     generation: int = 0
+    # Whether the throttles a tap spent beside its own budget each had a token (`spend_tap`).
+    throttled_in: bool = True
 
 
 class PlayerService:
@@ -86,25 +95,34 @@ class PlayerService:
         return player
 
     async def spend_tap(
-        self, chat_id: int, user_id: int, *, in_group: bool = False, game_id: int | None = None
+        self,
+        chat_id: int,
+        user_id: int,
+        *,
+        in_group: bool = False,
+        game_id: int | None = None,
+        also: Sequence[tuple[str, int, float, float]] = (),
     ) -> Seen | None:
         """One of the player's taps spent, and what the tap's bookkeeping reads (`seen`);
         None when they have none left.
 
         The statement that reads for the tap spends the budget, so sharing it across
-        processes costs a tap no round trip of its own.
+        processes costs a tap no round trip of its own; so do the throttle buckets `also`
+        (a hint's, name, key, rate and burst, as every process shares them), spent with
+        the tap: `Seen.throttled_in` says whether each had its token.
         """
         if self._taps is None:
+            assert not also, "only a shared database keeps the buckets"
             return await self.seen(chat_id, user_id, in_group=in_group, game_id=game_id)
         taps = self._taps
         generation = self._locks.generation(chat_id)
         read = await taps.ledger.spend_tap(
-            user_id, taps.rate, taps.burst, chat_id if in_group else None, game_id
+            user_id, taps.rate, taps.burst, chat_id if in_group else None, game_id, also
         )
         if read is None:
             return None
-        player, language, game = read
-        return Seen(player, language, game, generation)
+        player, language, game, throttled_in = read
+        return Seen(player, language, game, generation, throttled_in)
 
     async def spend_message(
         self,

@@ -176,36 +176,24 @@ _FORGET_BUDGETS = f"""
     )
     DELETE FROM throttles WHERE spent_at < {_NOW} - $1::float8
 """
-# Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
-_TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
-# Spend one of them and read the player: one statement, so taps spent at once in several
-# processes queue on the row and each sees the others' spending. With none left, nothing is
-# written and no row comes back; a player without a row gets one, full but for this tap.
-# With it come what the tap's bookkeeping reads anyway: group $4's language and game $5.
-_SPEND_TAP = f"""
-    WITH spent AS (
-        INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
-        VALUES ($1, $3::float8 - 1, {_NOW})
-        ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
-        WHERE {_TAP_TOKENS} >= 1
-        RETURNING p.name, p.language, p.view, p.telegram_language
-    )
-    SELECT spent.*, (SELECT language FROM chats WHERE chat_id = $4::bigint),
-        {", ".join(f"g.{column}" for column in GAME_COLUMNS.split(", "))}
-    FROM spent CROSS JOIN {_NOT_WAITING_FOR_DISK} LEFT JOIN games AS g ON g.id = $5::bigint
-"""
-# A throttle's bucket $1 for key $2 (its rate and burst among `wanted`): its tokens now.
+# A throttle's bucket for key (its rate and burst among `wanted`): its tokens now.
 _THROTTLE_TOKENS = f"""(
     SELECT LEAST(w.burst, t.tokens + ({_NOW} - t.spent_at) * w.rate)
     FROM wanted AS w WHERE w.name = t.name AND w.key = t.key
 )"""
-# Spend one token of each throttle bucket asked ($1 names, $2 keys, $3 rates, $4 bursts),
-# in one statement, so processes spending at once queue on the rows. A bucket with none
-# left is not written; true when every one had a token. A new bucket starts full.
-_SPENT_THROTTLES = f"""
-    WITH wanted (name, key, rate, burst) AS (
-        SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::float8[])
-    ), spent AS (
+
+
+def _spending_throttles(first: int, guard: str = "") -> str:
+    """The CTEs `wanted` and `throttled` that spend one token of each throttle bucket asked
+    (`$first` names, then keys, rates, bursts), in one statement, so processes spending at
+    once queue on the rows. A bucket with none left is not written; a new bucket starts
+    full. `guard`: a condition for spending any."""
+    names, keys, rates, bursts = (f"${first + i}" for i in range(4))
+    return f"""wanted (name, key, rate, burst) AS (
+        SELECT * FROM unnest({names}::text[], {keys}::bigint[], {rates}::float8[],
+            {bursts}::float8[])
+        {guard}
+    ), throttled AS (
         INSERT INTO throttles AS t (name, key, tokens, spent_at)
         SELECT name, key, burst - 1, {_NOW} FROM wanted
         ON CONFLICT (name, key) DO UPDATE SET
@@ -213,12 +201,40 @@ _SPENT_THROTTLES = f"""
         WHERE {_THROTTLE_TOKENS} >= 1
         RETURNING 1
     )"""
-_ALL_SPENT = "(SELECT count(*) FROM spent) = cardinality($1::text[])"
-_SPEND_THROTTLES = f"{_SPENT_THROTTLES} SELECT {_ALL_SPENT} FROM {_NOT_WAITING_FOR_DISK}"
+
+
+def _all_spent(first: int) -> str:
+    """Whether every bucket asked from `$first` on had its token."""
+    return f"((SELECT count(*) FROM throttled) = cardinality(${first}::text[]))"
+
+
+# Player $1's taps left: a token bucket of $3 refilled at $2 a second, kept in their row.
+_TAP_TOKENS = f"LEAST($3::float8, p.tap_tokens + ({_NOW} - p.tapped_at) * $2::float8)"
+# Spend one of them and read the player: one statement, so taps spent at once in several
+# processes queue on the row and each sees the others' spending. With none left, nothing is
+# written and no row comes back; a player without a row gets one, full but for this tap.
+# With it come what the tap's bookkeeping reads anyway: group $4's language and game $5;
+# and the throttle buckets the tap spends beside its own ($6 to $9, a hint's), spent only
+# with the tap, and whether each had its token.
+_SPEND_TAP = f"""
+    WITH spent AS (
+        INSERT INTO players AS p (user_id, tap_tokens, tapped_at)
+        VALUES ($1, $3::float8 - 1, {_NOW})
+        ON CONFLICT (user_id) DO UPDATE SET tap_tokens = {_TAP_TOKENS} - 1, tapped_at = {_NOW}
+        WHERE {_TAP_TOKENS} >= 1
+        RETURNING p.name, p.language, p.view, p.telegram_language
+    ), {_spending_throttles(6, "WHERE EXISTS (SELECT 1 FROM spent)")}
+    SELECT spent.*, {_all_spent(6)}, (SELECT language FROM chats WHERE chat_id = $4::bigint),
+        {", ".join(f"g.{column}" for column in GAME_COLUMNS.split(", "))}
+    FROM spent CROSS JOIN {_NOT_WAITING_FOR_DISK} LEFT JOIN games AS g ON g.id = $5::bigint
+"""
+_SPEND_THROTTLES = (
+    f"WITH {_spending_throttles(1)} SELECT {_all_spent(1)} FROM {_NOT_WAITING_FOR_DISK}"
+)
 # The same, and what a message's bookkeeping reads anyway: player $5 and group $6's
 # language (`player_seen`), so sharing the budget costs a message no round trip of its own.
-_SPEND_MESSAGE = f"""{_SPENT_THROTTLES}
-    SELECT {_ALL_SPENT}, p.name, p.language, p.view, p.telegram_language,
+_SPEND_MESSAGE = f"""WITH {_spending_throttles(1)}
+    SELECT {_all_spent(1)}, p.name, p.language, p.view, p.telegram_language,
         (SELECT language FROM chats WHERE chat_id = $6::bigint)
     FROM {_NOT_WAITING_FOR_DISK} LEFT JOIN players AS p ON p.user_id = $5::bigint
 """
@@ -579,17 +595,29 @@ class PostgresStorage(Storage):
         await self._statement(_FORGET_BUDGETS, idle)
 
     async def spend_tap(
-        self, user_id: int, rate: float, burst: float, group_id: int | None, game_id: int | None
-    ) -> tuple[Player, str | None, StoredGame | None] | None:
+        self,
+        user_id: int,
+        rate: float,
+        burst: float,
+        group_id: int | None,
+        game_id: int | None,
+        buckets: Sequence[tuple[str, int, float, float]] = (),
+    ) -> tuple[Player, str | None, StoredGame | None, bool] | None:
         """Spend one of the player's taps, kept for every process in their row, and read
         what the tap's bookkeeping reads: the player, group `group_id`'s language and game
-        `game_id`. The budget costs no round trip of its own. None, and nothing written,
-        when they have none left."""
-        row = await self._statement(_SPEND_TAP, user_id, rate, burst, group_id, game_id)
+        `game_id`. The budget costs no round trip of its own, nor do the throttle `buckets`
+        the tap spends beside it (`spend_throttles`): whether each had its token comes
+        last. None, and nothing written, when the player has no tap left."""
+        names, keys, rates, bursts = (
+            [list(column) for column in zip(*buckets, strict=True)] if buckets else ([],) * 4
+        )
+        row = await self._statement(
+            _SPEND_TAP, user_id, rate, burst, group_id, game_id, names, keys, rates, bursts
+        )
         if row is None:
             return None
-        game = None if row[5] is None else game_from_row(tuple(row[5:]))
-        return player_from_row(user_id, tuple(row[:4])), row[4], game
+        game = None if row[6] is None else game_from_row(tuple(row[6:]))
+        return player_from_row(user_id, tuple(row[:4])), row[5], game, bool(row[4])
 
     async def spend_throttles(self, buckets: Sequence[tuple[str, int, float, float]]) -> bool:
         """Spend one token of each (throttle, user or group, rate, burst) bucket, kept for

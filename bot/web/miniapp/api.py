@@ -34,6 +34,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,7 +51,7 @@ from bot.services.games import GameService, move_number
 from bot.services.players import PlayerService
 from bot.services.reviews import ReviewService
 from bot.services.workers import Busy, Crowded
-from bot.transport.throttle import Throttle
+from bot.transport.throttle import Throttle, spend_here
 from bot.web.miniapp.initdata import InitDataError, WebAppUser, check, read
 from bot.web.server import BodyRefused, RouteSet, read_body, verified
 from bot.wiring import TAP_BURST, TAPS_PER_SECOND
@@ -157,6 +158,7 @@ class Call:
     language: str
     body: dict[str, Any]
     leave_turn: Callable[[], None]
+    allowed: bool  # the call's own throttle, if it has one, let it through (`Api.handler`)
 
 
 @dataclass(slots=True)
@@ -172,10 +174,13 @@ class Api:
         self.app = app
         self._turns: dict[int, _Turn] = {}
 
-    async def _sender(self, request: web.Request) -> tuple[WebAppUser, Player]:
+    async def _sender(
+        self, request: web.Request, also: Throttle | None
+    ) -> tuple[WebAppUser, Player, bool]:
         """Who sends the request, from its headers alone, cheapest check first; then their
         tap spent (this process's bucket, then the one all processes share), which reads
-        the player the call needs anyway."""
+        the player the call needs anyway, and spends the call's own throttle `also` (a
+        hint's) in the same statement: whether it allowed the call comes last."""
         app = self.app
         try:
             claim = read(_init_data(request))
@@ -184,19 +189,26 @@ class Api:
             user = check(claim, app.token, app.clock(), app.max_age)
         except InitDataError as error:
             raise Refused(401, "unauthorized") from error
-        seen = (
-            await app.players.spend_tap(user.id, user.id) if app.throttle.allow(user.id) else None
-        )
+        if not app.throttle.allow(user.id):
+            raise Refused(429, "too_many")
+        own = None if also is None else spend_here((also, user.id))
+        seen = await app.players.spend_tap(user.id, user.id, also=own or ())
         if seen is None:
             raise Refused(429, "too_many")
         verified(request)
-        return user, seen.player
+        return user, seen.player, also is None or (own is not None and seen.throttled_in)
 
     async def _call(
-        self, request: web.Request, user: WebAppUser, player: Player, leave: Callable[[], None]
+        self,
+        request: web.Request,
+        user: WebAppUser,
+        player: Player,
+        leave: Callable[[], None],
+        allowed: bool,
     ) -> Call:
         body = parse_body(await read_body(request, MAX_BODY, BODY_TIMEOUT))
-        return Call(user, resolve_language(player.language, user.language_code), body, leave)
+        language = resolve_language(player.language, user.language_code)
+        return Call(user, language, body, leave, allowed)
 
     @contextlib.asynccontextmanager
     async def _turn(self, user_id: int) -> AsyncIterator[Callable[[], None]]:
@@ -261,13 +273,19 @@ class Api:
         return state
 
     def handler(
-        self, work: Callable[[Call], Awaitable[dict[str, Any]]]
+        self,
+        work: Callable[[Call], Awaitable[dict[str, Any]]],
+        also: Callable[[MiniApp], Throttle] | None = None,
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        """`also`: the call's own throttle beside the taps' (`Call.allowed`), as the Mini
+        App has it when the call comes."""
+
         async def handle(request: web.Request) -> web.Response:
             try:
-                user, player = await self._sender(request)
+                own = None if also is None else also(self.app)
+                user, player, allowed = await self._sender(request, own)
                 async with self._turn(user.id) as leave:
-                    call = await self._call(request, user, player, leave)
+                    call = await self._call(request, user, player, leave, allowed)
                     return web.json_response(await work(call))
             except Refused as refused:
                 if refused.status in (401, 429):
@@ -317,7 +335,7 @@ class Api:
         for the page's arrow; its toast is the chat's sentence, which a screen reader hears."""
         stored = await self._game(call)
         app = self.app
-        if not await app.hint_throttle.spend(call.user.id):
+        if not call.allowed:
             raise Refused(429, "too_many_hints")
         result = await app.games.hint(stored.chat_id, call.user.id, stored.id)
         shown = result.stored or stored
@@ -430,6 +448,8 @@ def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
     api = Api(app)
     calls = {"open": api.open, "move": api.move, "hint": api.hint, "new": api.new}
     calls |= {"share": api.share, "review": api.review}
+    # A call's own throttle, as the Mini App has it then, spent with the call's tap.
+    throttles: dict[str, Callable[[MiniApp], Throttle]] = {"hint": attrgetter("hint_throttle")}
 
     page = page_html()
 
@@ -442,6 +462,6 @@ def miniapp_routes(app: MiniApp, prefix: str = MINIAPP_PATH) -> RouteSet:
         server.router.add_get(f"{prefix}/", index)
         server.router.add_static(f"{prefix}/static", STATIC)
         for name, work in calls.items():
-            server.router.add_post(f"{prefix}/api/{name}", api.handler(work))
+            server.router.add_post(f"{prefix}/api/{name}", api.handler(work, throttles.get(name)))
 
     return register

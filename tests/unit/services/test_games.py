@@ -17,7 +17,7 @@ from bot.services.games import GameService, move_number
 from bot.services.locks import ChatLocks
 from bot.storage import Storage, open_storage
 from tests.support.boards import moving_code
-from tests.support.databases import put_board
+from tests.support.databases import count_rows, put_board
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -237,3 +237,18 @@ async def test_a_games_moves_have_one_budget_however_many_processes_apply_them(d
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_a_hint_already_on_the_board_is_the_answer_without_a_write(storage, database):
+    """💡 again on the same position: the hint shown is the answer, with no search and
+    nothing saved (no transaction, no record of the tap), as it counts no second hint."""
+    games = games_on(storage)  # no search service: a search would fail
+    board = await games.start(PLAYER, PLAYER, 4)
+    hinted = await games.save_hint(board, "up", "hint-1")
+    assert hinted is not None and hinted.shown_hint == "up"
+    keys = await count_rows(database, "deliveries")
+
+    again = await games.hint(PLAYER, PLAYER, board.id, "hint-2")
+    assert again.status is HintStatus.SHOWN and again.stored.shown_hint == "up"
+    assert again.stored.hints_used == 1 == (await storage.game(board.id)).hints_used
+    assert await count_rows(database, "deliveries") == keys

@@ -682,7 +682,10 @@ async def test_spending_a_budget_does_not_wait_for_the_disk_and_saving_a_move_do
     The reservation made inside a move's save leaves the move's commit waiting for it."""
     await (await open_storage(postgres)).close()  # the schema
     spending = {
-        "a tap": (postgres_storage._SPEND_TAP, (5, 10.0, 5.0, None, None)),
+        "a tap": (
+            postgres_storage._SPEND_TAP,
+            (5, 10.0, 5.0, None, None, ["hint"], [5], [1.0], [5.0]),
+        ),
         "a throttle": (postgres_storage._SPEND_THROTTLES, (["hint"], [5], [1.0], [5.0])),
         "a message": (postgres_storage._SPEND_MESSAGE, (["message"], [5], [1.0], [5.0], 5, None)),
         "a send": (postgres_storage._RESERVE_SEND, (5, 1.0, 5.0, 60.0)),
@@ -698,3 +701,28 @@ async def test_spending_a_budget_does_not_wait_for_the_disk_and_saving_a_move_do
             assert await connection.fetchval("SHOW synchronous_commit") == "on"
     finally:
         await connection.close()
+
+
+async def test_a_hint_spends_its_throttle_with_the_tap_in_every_process(postgres):
+    """💡's throttle is spent by the statement that spends the tap (no round trip of its
+    own), from one bucket for every process; a tap over its budget spends no hint."""
+    first, second = await open_storage(postgres), await open_storage(postgres)
+    hint = [("hint", 7, 1e-6, 2.0)]  # two hints, refilled too slowly to matter here
+    try:
+        answers = []
+        for store in (first, second, first):
+            spent = await store.spend_tap(7, 1e-6, 10.0, None, None, hint)
+            assert spent is not None
+            answers.append(spent[3])
+        assert answers == [True, True, False]
+        assert await first.spend_throttles([("hint", 8, 1e-6, 2.0)])  # another player's own
+
+        for _ in range(7):  # the taps' burst of ten spent, three of them above
+            assert await second.spend_tap(7, 1e-6, 10.0, None, None) is not None
+        fresh = [("hint", 9, 1e-6, 2.0)]  # a bucket with both hints left
+        assert await first.spend_tap(7, 1e-6, 10.0, None, None, fresh) is None
+        assert await first.spend_throttles(fresh) and await first.spend_throttles(fresh)
+        assert not await first.spend_throttles(fresh), "the refused tap spent no hint"
+    finally:
+        await first.close()
+        await second.close()
