@@ -74,12 +74,16 @@ async def send_owed(bot: Bot, runtime: Runtime) -> None:
 
     Slots are reserved up to `AHEAD` seconds from now: what is held beyond is given back, and
     stays owed for the next look, so a midnight's thousands go out over minutes, none lost.
+    An announcement that answers a message (a /challenge's card) is a reply, not a
+    broadcast: it comes first (`Storage.owed`) and goes in its chat's turn alone, so a
+    command at midnight is answered at once, not after the night's backlog.
     """
     taken = await runtime.outbox.take_due()
     queued = 0
     try:
         for obligation in taken:
-            wait = await runtime.broadcasts.reserve()
+            reply = obligation.reply_to is not None
+            wait = 0.0 if reply else await runtime.broadcasts.reserve()
             job = OwedAnnouncement(bot, runtime, obligation)
             runtime.pacer.post(obligation.chat_id, job, after=wait)
             queued += 1

@@ -6,8 +6,9 @@ from a bot across all its chats; past that it answers 429, and the chat it refus
 for the whole `retry_after`. Answers to a player (replies, board edits) come as fast as
 players tap and must not be slowed, so they have no such cap. What the bot sends on its own,
 the outbox's announcements (bot/services/outbox.py: the daily's reminders, the groups' daily
-cards, final rankings and winners, challenge cards and ends, duels' results), can wait a
-little, and at midnight there are thousands of them at once. So every one of them takes a
+cards, final rankings and winners, challenges' ends, duels' results), can wait a little, and
+at midnight there are thousands of them at once. (A challenge's card answers its /challenge:
+a reply, sent first and outside this budget.) So every one of them takes a
 slot of this one budget before it is queued in its chat: `BROADCASTS_PER_SECOND` a second
 after a burst of `BROADCAST_BURST`, at most 25 in any second, which leaves Telegram's other
 five or more to the replies and edits played meanwhile.

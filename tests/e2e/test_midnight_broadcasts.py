@@ -61,3 +61,37 @@ async def test_every_group_and_reminder_goes_out_at_midnight_inside_the_bot_wide
     assert [r.summary() for r in api.requests if r.error_code == 429] == []
     midnight = [r for r in api.log.since(mark) if r.ok and r.method != "getUpdates"]
     assert len(midnight) == 3 * len(GROUPS) + len(players)  # each once
+
+
+async def test_a_challenge_at_midnight_is_answered_before_the_nights_backlog(api, daybot, clock):
+    """A /challenge while midnight's broadcasts are going out: its card is a reply, so it
+    goes first and outside the broadcast budget, not after the groups' dozens of messages."""
+    start = api.mark()
+    for n, chat_id in enumerate(GROUPS):
+        admin = User(api, 101 + n, f"Admin {n}")
+        api.add_group(chat_id, f"Club {n}", admins={admin.id})
+        api.send_text(admin.id, chat_id, "/daily on")
+    for chat_id in GROUPS:
+        await api.wait_request(
+            "sendMessage", after=start, chat_id=chat_id, text=lambda t: CARD in t
+        )
+    race, anna = -2_000_001, User(api, 901, "Anna")
+    api.add_group(race, "Race", admins={anna.id})
+
+    api.flood.on(BOT_WIDE_LIMITS)
+    mark = api.mark()
+    clock.next_day()
+    await api.wait_request("editMessageText", after=mark, text=lambda t: "Final standings" in t)
+    api.send_text(anna.id, race, "/challenge")
+    card = await api.wait_request("sendMessage", after=mark, chat_id=race)
+    for chat_id in GROUPS:  # the night's backlog, all of it sent in the end
+        await api.wait_request("sendMessage", after=mark, chat_id=chat_id, text=lambda t: CARD in t)
+    night = [
+        r
+        for r in api.log.since(mark)
+        if r.ok and r.method != "getUpdates" and r.params.get("chat_id") != race
+    ]
+    after_card = [r for r in night if r.time > card.time]
+    assert len(night) == 3 * len(GROUPS)
+    assert len(after_card) > len(GROUPS), "the card waited for most of the night's backlog"
+    assert [r.summary() for r in api.requests if r.error_code == 429] == []

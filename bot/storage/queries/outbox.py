@@ -43,10 +43,12 @@ class OutboxQueries(StorageBase):
         return Obligation(obligation_id, kind, chat_id, subject_id, reply_to)
 
     async def owed(self, holder: str, now: float, limit: int) -> list[Obligation]:
-        """Unsent announcements `holder` may send now: its own, and those nobody holds."""
+        """Unsent announcements `holder` may send now: its own, and those nobody holds; the
+        answers to a message first (a /challenge's card), then the oldest."""
         rows = await self._fetchall(
             "SELECT id, kind, chat_id, subject_id, reply_to FROM outbox WHERE sent_at IS NULL "
-            "AND (holder = ? OR lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?",
+            "AND (holder = ? OR lease_until IS NULL OR lease_until <= ?) "
+            "ORDER BY reply_to IS NULL, id LIMIT ?",
             (holder, now, limit),
         )
         return [
