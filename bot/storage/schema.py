@@ -317,6 +317,16 @@ _STEPS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE dailies ADD COLUMN players {bigint}",
         "ALTER TABLE games ADD COLUMN daily_place {bigint}",
     ),
+    # 18: a daily's ranking in its own order (score descending, then moves, the time and the
+    # player ascending), so its top and each batch of places kept read the next attempts
+    # from where the last batch ended instead of sorting the whole day; and the places kept,
+    # so a run that goes on from a cut-off one finds its last place at once.
+    (
+        """CREATE INDEX games_daily_order ON games (daily_id, score DESC, moves, score_at,
+            owner_id) WHERE daily_id IS NOT NULL""",
+        """CREATE INDEX games_daily_places ON games (daily_id, daily_place)
+            WHERE daily_place IS NOT NULL""",
+    ),
 )
 SCHEMA_VERSION = len(_STEPS)
 

@@ -143,22 +143,38 @@ class DailyQueries(StorageBase):
 
     async def keep_places(self, daily_id: int, limit: int) -> int:
         """Inside a transaction: keep the places of the ended daily's next `limit` attempts
-        in the ranking (`_RANKING`) that have none yet; how many were kept. The batch that
-        finds fewer than `limit` left is the last: it counts the daily's ranked players,
-        which marks the daily placed.
+        in the ranking (`_RANKING`), after the last place kept; how many were kept. The
+        batch that finds fewer than `limit` left is the last: it counts the daily's ranked
+        players, which marks the daily placed.
 
-        Each batch ranks the whole daily, so any batch of any process gives the same
-        places: two processes placing one daily at once write the same values, and a run
-        cut off between batches leaves the next run to go on from the first place missing.
+        Each batch starts where the last one ended, in the ranking's index: a day of any
+        size costs the same per batch. A batch cut off is rolled back, and the next one
+        finds the last place kept; two processes placing one daily at once take turns on
+        it, batch by batch, each going on from the other's last place.
         """
+        await self._serialize(f"daily-places:{daily_id}")
+        last = await self._fetchrow(
+            """SELECT daily_place, score, moves, score_at, owner_id FROM games
+                WHERE daily_id = ? AND daily_place = (
+                    SELECT max(daily_place) FROM games WHERE daily_id = ?)""",
+            (daily_id, daily_id),
+        )
+        if last is None:
+            placed, after, params = 0, "", ()
+        else:
+            placed, score, moves, score_at, owner_id = last
+            # After the last one kept, in the ranking's order; `score <= ?` bounds the index.
+            after = """AND score <= ? AND (score < ? OR (score = ? AND (moves > ? OR (moves = ?
+                AND (score_at > ? OR (score_at = ? AND owner_id > ?))))))"""
+            params = (score, score, score, moves, moves, score_at, score_at, owner_id)
         kept = await self._execute(
             f"""UPDATE games SET daily_place = batch.place
-                FROM (SELECT id, place FROM (
-                        SELECT id, daily_place, row_number() OVER (ORDER BY {_RANKING}) AS place
-                        FROM games WHERE {_RANKED}) AS ranked
-                    WHERE daily_place IS NULL ORDER BY place LIMIT ?) AS batch
+                FROM (SELECT id, ? + row_number() OVER (ORDER BY {_RANKING}) AS place
+                    FROM (SELECT id, score, moves, score_at, owner_id FROM games
+                        WHERE {_RANKED} {after} ORDER BY {_RANKING} LIMIT ?) AS next
+                ) AS batch
                 WHERE games.id = batch.id""",
-            (daily_id, limit),
+            (placed, daily_id, *params, limit),
         )
         if kept < limit:
             await self._execute(

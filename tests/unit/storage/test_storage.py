@@ -305,7 +305,12 @@ def _sqlite_schema(path: Path) -> dict[str, object]:
                 (index_sql,) = raw.execute(
                     "SELECT sql FROM sqlite_master WHERE name = ?", (index,)
                 ).fetchone()
-                indexed = tuple(row[2] for row in raw.execute(f"PRAGMA index_info({index})"))
+                # Key columns only (seqno, cid, name, desc, coll, key), descending ones said.
+                indexed = tuple(
+                    row[2] + (" DESC" if row[3] else "")
+                    for row in raw.execute(f"PRAGMA index_xinfo({index})")
+                    if row[5]
+                )
                 where = index_sql.split(" WHERE ", 1)[1] if partial else None
                 indexes[index] = (indexed, bool(unique), _condition(where))
             schema[table] = (columns, indexes)
