@@ -24,7 +24,8 @@ Three measurements:
   that reaches 16384 takes about 12,000 moves, minutes of CPU, so stopping the run early
   (Ctrl-C, or SIGTERM as `timeout 2h ...` sends) reports the seeds every version finished.
 * 5×5 and 6×6: the solver at a 100 ms cap against a greedy player (the valid move that scores
-  most right now, ties to the first in up/down/left/right order) on the same seeds. Both play
+  most right now, ties to the first in up/down/left/right order) on the same seeds, and with
+  `--baseline` the earlier version's solver too, at the same time. All play
   until the game is over or `--max-moves` is reached; a capped solver game that is still alive
   scores what it had at the cap, which can only understate it.
 * Agreement: on the positions in tests/data/solver_positions.json, the share of hints that
@@ -315,22 +316,40 @@ def _report_self_play(label: str, records: list[GameRecord], budget_ms: float) -
 
 
 def bench_big(
-    sizes: Iterable[int], games: int, budget_ms: float, processes: int, max_moves: int | None
+    sizes: Iterable[int],
+    games: int,
+    budget_ms: float,
+    processes: int,
+    max_moves: int | None,
+    baseline: Path | None = None,
+    cpu_clock: bool = False,
 ) -> None:
-    jobs = []
+    """5×5 and 6×6 games on the same seeds, the solver against the greedy player; with
+    `baseline`, that version's solver plays them too, at once, as in `bench_self_play`."""
+    versions = ["solver"] if baseline is None else ["solver", "before"]
+    each = max(1, processes // len(versions))
+    # The pools start here, one after the other: `_pool` changes the path while it starts.
+    pools = [_pool(each, baseline if v == "before" else None, cpu_clock) for v in versions]
+    jobs: dict[str, list] = {version: [] for version in versions}
     for size in sizes:
         for seed in range(1, games + 1):
-            jobs.append((size, seed, "solver", budget_ms, None, max_moves))
-            jobs.append((size, seed, "greedy", None, None, max_moves))
-    records = list(_run(jobs, processes, "big"))
+            for version in versions:
+                jobs[version].append((size, seed, version, budget_ms, None, max_moves))
+            jobs["solver"].append((size, seed, "greedy", None, None, max_moves))
+    streams = [
+        _run(jobs[version], each, f"big {version}", pool)
+        for version, pool in zip(versions, pools, strict=True)
+    ]
+    records = list(_interleave(streams))
     cap = "no move cap" if max_moves is None else f"capped at {max_moves} moves"
-    for size in sorted({job[0] for job in jobs}):
+    clock = "CPU" if cpu_clock else "wall"
+    for size in sorted(set(sizes)):
         print(
             f"{size}x{size}: {games} games (seeds 1-{games}), solver at a {budget_ms:g} ms cap"
-            f" vs greedy one-ply, {cap}"
+            f" ({clock} time) vs greedy one-ply, {cap}"
         )
         medians = {}
-        for player in ("solver", "greedy"):
+        for player in (*versions, "greedy"):
             mine = [r for r in records if r.size == size and r.player == player]
             medians[player] = statistics.median(r.score for r in mine)
             alive = sum(not r.over for r in mine)
@@ -340,7 +359,7 @@ def bench_big(
                 f"   median moves {statistics.median(r.moves for r in mine):>7,.0f}"
                 f"   alive at cap {alive}/{len(mine)}"
             )
-            if player == "solver":
+            if player != "greedy":
                 times = [ms for r in mine for ms in r.decision_ms]
                 line += (
                     f"   per decision mean {statistics.mean(times):.1f} ms,"
@@ -349,6 +368,15 @@ def bench_big(
             print(line)
         beaten = medians["solver"] > medians["greedy"]
         print(f"  solver beats greedy: {'yes' if beaten else 'NO'}")
+        if baseline is not None:
+            scores = {
+                player: {r.seed: r.score for r in records if r.size == size and r.player == player}
+                for player in versions
+            }
+            better = sum(
+                scores["solver"][seed] >= scores["before"][seed] for seed in scores["solver"]
+            )
+            print(f"  this version scores at least as much as before on {better}/{games} seeds")
 
 
 def load_positions(path: Path = POSITIONS_FILE) -> dict:
@@ -538,7 +566,15 @@ def main(argv: list[str] | None = None) -> None:
         )
     big = [size for size in args.sizes if size in BIG_TARGET_SIZES]
     if big:
-        bench_big(big, args.big_games, args.big_budget_ms, args.processes, args.max_moves)
+        bench_big(
+            big,
+            args.big_games,
+            args.big_budget_ms,
+            args.processes,
+            args.max_moves,
+            args.baseline,
+            args.cpu_clock,
+        )
 
 
 if __name__ == "__main__":
