@@ -152,6 +152,20 @@ TIED_DAYS = (
 )
 
 
+async def _played(
+    storage: Storage, daily: DailyService, results: list[tuple[int, int, int, float]], now: float
+) -> None:
+    """Today's 4×4 daily played by each (user, score, moves, seconds into it), set by hand."""
+    for user, score, moves, at in results:
+        entry = (await daily.play(user, 4)).entry
+        assert entry is not None
+        async with storage.transaction():
+            await storage._execute(
+                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
+                (score, moves, now + at, entry.id),
+            )
+
+
 async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Storage):
     first_noon = NOON - len(TIED_DAYS) * DAY_SECONDS
     clock = Clock(first_noon)
@@ -161,15 +175,7 @@ async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Stora
     players = sorted({user for day in TIED_DAYS for user, *_ in day})
     for index, results in enumerate(TIED_DAYS):
         clock.now = first_noon + index * DAY_SECONDS
-        for user, score, moves, at in results:
-            entry = (await daily.play(user, 4)).entry
-            assert entry is not None
-            async with storage.transaction():
-                await storage._execute(
-                    "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL "
-                    "WHERE id = ?",
-                    (score, moves, clock.now + at, entry.id),
-                )
+        await _played(storage, daily, results, clock.now)
         await daily.play(7, 4)  # opened, never moved: no place
     clock.now = NOON  # today, before any place is kept: all counted live
     live = {user: await stats.of(user) for user in players}
@@ -227,14 +233,7 @@ async def test_a_day_larger_than_a_batch_is_placed_across_runs_cut_off_between_b
     daily = DailyService(storage, ChatLocks(storage), clock, new_seed=lambda: next(seeds))
     stats = StatsService(storage, clock)
     results = TIED_DAYS[1]  # five ranked players, and every kind of tie
-    for user, score, moves, at in results:
-        entry = (await daily.play(user, 4)).entry
-        assert entry is not None
-        async with storage.transaction():
-            await storage._execute(
-                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
-                (score, moves, clock.now + at, entry.id),
-            )
+    await _played(storage, daily, results, clock.now)
     clock.now = NOON
     live = {user: await stats.of(user) for user, *_ in results}
 
