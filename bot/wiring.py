@@ -11,7 +11,7 @@ never asks which mode it runs in.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -20,7 +20,6 @@ from telegram import InlineQueryResultCachedPhoto, InlineQueryResultsButton
 from telegram.ext import Application
 
 from bot.config import MINIAPP_PATH, Config
-from bot.models import Player, StoredGame
 from bot.services.cache import no_cache, recent_cache
 from bot.services.challenges import ChallengeService
 from bot.services.daily import DailyService
@@ -29,7 +28,7 @@ from bot.services.group_daily import GroupDailyService
 from bot.services.hints import HintService
 from bot.services.locks import ChatLocks
 from bot.services.outbox import Outbox
-from bot.services.players import PlayerService, TapBudget
+from bot.services.players import PlayerService, TapBudget, TapLedger
 from bot.services.redelivery import UpdateLog
 from bot.services.reminders import ReminderService
 from bot.services.reviews import ReviewService
@@ -70,31 +69,12 @@ InlineAnswer = tuple[list[InlineQueryResultCachedPhoto], InlineQueryResultsButto
 
 
 @runtime_checkable
-class SharedStorage(SharedBudgets, ThrottleLedger, Protocol):
+class SharedStorage(SharedBudgets, ThrottleLedger, TapLedger, Protocol):
     """A database the bot's other processes use too (PostgreSQL): what that mode needs of it
-    beyond `Storage`, each chat's pace and the throttles first."""
+    beyond `Storage`, each chat's pace, the throttles and the players' taps first."""
 
     async def forget_budgets(self, idle: float) -> None:
         """Drop the chats' paces and the throttles' buckets untouched for `idle` seconds."""
-
-    async def spend_tap(
-        self,
-        user_id: int,
-        rate: float,
-        burst: float,
-        group_id: int | None,
-        game_id: int | None,
-        buckets: Sequence[tuple[str, int, float, float]] = (),
-    ) -> tuple[Player, str | None, StoredGame | None, bool] | None:
-        """Spend one of the player's taps, counted for every process, with the throttle
-        buckets it spends beside it, and read the player, the group's language and the
-        tapped game (`TapLedger`)."""
-
-    async def spend_message(
-        self, user_id: int, group_id: int | None, buckets: Sequence[tuple[str, int, float, float]]
-    ) -> tuple[Player, str | None] | None:
-        """Spend a message's throttle buckets and read the player and the group's language
-        (`TapLedger`)."""
 
 
 @dataclass

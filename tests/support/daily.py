@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import engine
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.models import Daily
-from bot.services.daily import DAY_SECONDS
-from bot.storage import open_storage
+from bot.services.daily import DAY_SECONDS, DailyService
+from bot.storage import Storage, open_storage
 from tests.support.boards import button_data
 from tests.support.databases import Database
 from tests.support.harness import RunningBot, User
@@ -92,3 +92,18 @@ async def catch_up_runs(bot: RunningBot, runs: int = 2) -> None:
         due = job.next_t
         while job.next_t == due:
             await asyncio.sleep(0.05)
+
+
+async def results_set_by_hand(
+    storage: Storage, daily: DailyService, results: list[tuple[int, int, int, float]], now: float
+) -> None:
+    """Today's 4×4 daily played by each (user, score, moves, seconds after `now` the score
+    was reached), set by hand rather than replayed, so every kind of tie can be made."""
+    for user, score, moves, at in results:
+        entry = (await daily.play(user, 4)).entry
+        assert entry is not None
+        async with storage.transaction():
+            await storage._execute(
+                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
+                (score, moves, now + at, entry.id),
+            )

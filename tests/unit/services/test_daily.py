@@ -12,6 +12,7 @@ from bot.codecs import daily_payload
 from bot.services.daily import DailyService, DailyStatus, day_of
 from bot.services.locks import ChatLocks
 from bot.storage import Storage, open_storage
+from tests.support.daily import results_set_by_hand
 from tests.support.databases import disown_actions
 
 NOON = 1_796_212_800.0  # 2026-12-02 12:00 UTC
@@ -115,14 +116,7 @@ async def test_rankings_go_by_score_then_fewer_moves_then_the_earlier_finish(sto
     daily = _service(storage, clock)
     # (user, score, moves, when the score was reached): set by hand, so no replay.
     results = [(1, 500, 90, 5.0), (2, 700, 120, 9.0), (3, 500, 80, 7.0), (4, 500, 80, 6.0)]
-    for user, score, moves, at in results:
-        entry = (await daily.play(user, 4)).entry
-        assert entry is not None
-        async with storage.transaction():
-            await storage._execute(
-                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
-                (score, moves, NOON + at, entry.id),
-            )
+    await results_set_by_hand(storage, daily, results, NOON)
     await daily.play(5, 4)  # started, never moved: not ranked
     played = await daily.play(1, 4)
     assert played.daily is not None

@@ -15,6 +15,7 @@ from bot.services.games import GameService
 from bot.services.locks import ChatLocks
 from bot.services.stats import StatsService, best_place, streaks
 from bot.storage import Storage
+from tests.support.daily import results_set_by_hand
 
 NOON = 1_796_212_800.0  # 2026-12-02 12:00 UTC
 TODAY = date(2026, 12, 2)
@@ -152,20 +153,6 @@ TIED_DAYS = (
 )
 
 
-async def _played(
-    storage: Storage, daily: DailyService, results: list[tuple[int, int, int, float]], now: float
-) -> None:
-    """Today's 4×4 daily played by each (user, score, moves, seconds into it), set by hand."""
-    for user, score, moves, at in results:
-        entry = (await daily.play(user, 4)).entry
-        assert entry is not None
-        async with storage.transaction():
-            await storage._execute(
-                "UPDATE games SET score = ?, moves = ?, score_at = ?, actions = NULL WHERE id = ?",
-                (score, moves, now + at, entry.id),
-            )
-
-
 async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Storage):
     first_noon = NOON - len(TIED_DAYS) * DAY_SECONDS
     clock = Clock(first_noon)
@@ -175,7 +162,7 @@ async def test_kept_places_are_the_live_ranking_of_every_day_over(storage: Stora
     players = sorted({user for day in TIED_DAYS for user, *_ in day})
     for index, results in enumerate(TIED_DAYS):
         clock.now = first_noon + index * DAY_SECONDS
-        await _played(storage, daily, results, clock.now)
+        await results_set_by_hand(storage, daily, results, clock.now)
         await daily.play(7, 4)  # opened, never moved: no place
     clock.now = NOON  # today, before any place is kept: all counted live
     live = {user: await stats.of(user) for user in players}
@@ -233,7 +220,7 @@ async def test_a_day_larger_than_a_batch_is_placed_across_runs_cut_off_between_b
     daily = DailyService(storage, ChatLocks(storage), clock, new_seed=lambda: next(seeds))
     stats = StatsService(storage, clock)
     results = TIED_DAYS[1]  # five ranked players, and every kind of tie
-    await _played(storage, daily, results, clock.now)
+    await results_set_by_hand(storage, daily, results, clock.now)
     clock.now = NOON
     live = {user: await stats.of(user) for user, *_ in results}
 
