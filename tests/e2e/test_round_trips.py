@@ -10,6 +10,7 @@ from __future__ import annotations
 import engine
 from bot.storage import open_storage
 from bot.storage.postgres import UpdatesLock
+from bot.wiring import HINT_BURST, HINTS_PER_SECOND
 from tests.support.harness import RunningBot, User, eventually
 
 ARROWS = {"left": "⬅️", "right": "➡️", "up": "⬆️", "down": "⬇️"}
@@ -70,4 +71,34 @@ async def test_a_command_costs_no_round_trip_for_its_budget(api, postgres, proxi
         # The first prepares each statement on the connection it gets.
         assert costs[1:] == [5, 5, 5], costs
     finally:
+        await bot.stop()
+
+
+async def test_a_hint_costs_no_round_trip_for_its_throttle(api, postgres, proxied, monkeypatch):
+    """💡 with the hints' budget spent (in another process, say): the tap's one statement
+    spends the tap, reads the player with the game and finds no hint left, and the player
+    is told so; the hints' throttle has no round trip of its own."""
+    proxy, url = proxied
+    monkeypatch.setattr(UpdatesLock, "WATCH_EVERY", 3600.0)
+    bot = RunningBot(api, url, outbox_interval=3600.0, challenge_sync_interval=3600.0)
+    await bot.start()
+    direct = await open_storage(postgres)  # the test's own statements, not through the proxy
+    try:
+        pacer = bot.application.bot_data.runtime.pacer
+        anna = User(api, 101, "Anna")
+        board = await anna.open_board()
+        hints = [("hint", anna.id, HINTS_PER_SECOND, HINT_BURST)]
+        while await direct.spend_throttles(hints):
+            pass
+        costs = []
+        for _ in range(3):
+            await eventually(lambda: not pacer.busy(anna.id))
+            before = proxy.round_trips
+            toast, _ = await anna.tap(board, "💡", edit=False)
+            assert toast["text"] == "Easy on the hints! Give me a moment to think."
+            costs.append(proxy.round_trips - before)
+        # The first prepares the statement on the connection it gets.
+        assert costs[1:] == [1, 1], costs
+    finally:
+        await direct.close()
         await bot.stop()
