@@ -22,6 +22,8 @@ for throughput, not for latency.
                       round-robin to both, as a load balancer would
     postgres-x3       the same with three processes
     floor             the python-telegram-bot floor described above
+    floor-postgres    the floor committing one row per tap to PostgreSQL before its edit:
+                      the least a bot that keeps every move in that database can do
 
     .venv/bin/python -m benchmarks.load --backends sqlite,postgres,postgres-x2 \
         --database-url postgresql://postgres@127.0.0.1:54329/bot2048_test
@@ -51,7 +53,13 @@ from pathlib import Path
 
 import asyncpg
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+)
 
 from bot.emulator import FakeBotApi
 
@@ -77,6 +85,7 @@ SETUPS = {
     "postgres-x2": Setup(processes=2, webhook=True, postgres=True),
     "postgres-x3": Setup(processes=3, webhook=True, postgres=True),
     "floor": Setup(floor=True),
+    "floor-postgres": Setup(postgres=True, floor=True),
 }
 
 
@@ -98,8 +107,23 @@ class Result:
 
 
 def run_floor() -> None:
-    """The floor: answer the tap, edit the message with a fixed text; nothing else."""
+    """The floor: answer the tap, edit the message with a fixed text; nothing else.
+
+    With DATABASE_URL set it first counts the tap in a PostgreSQL row, one statement that
+    commits to disk: a tap's least work that keeps it, so the bot's own round trips can be
+    told from the one any durable bot pays.
+    """
     taps = 0
+    database_url = os.environ.get("DATABASE_URL")
+    pool: asyncpg.Pool | None = None
+
+    async def connect(_: Application) -> None:
+        nonlocal pool
+        if database_url:
+            pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
+            await pool.execute(
+                "CREATE TABLE IF NOT EXISTS floor_taps (chat_id BIGINT PRIMARY KEY, taps INT)"
+            )
 
     async def start(update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         assert update.effective_chat is not None
@@ -112,7 +136,13 @@ def run_floor() -> None:
         taps += 1
         text = f"tap {taps}"  # unique, so no edit is refused as "not modified"
         query = update.callback_query
-        assert query is not None
+        assert query is not None and update.effective_chat is not None
+        if pool is not None:
+            await pool.execute(
+                "INSERT INTO floor_taps VALUES ($1, 1)"
+                " ON CONFLICT (chat_id) DO UPDATE SET taps = floor_taps.taps + 1",
+                update.effective_chat.id,
+            )
         await query.answer()
         await query.edit_message_text(text, reply_markup=FLOOR_BUTTON)
 
@@ -121,6 +151,7 @@ def run_floor() -> None:
         .token(os.environ["TELEGRAM_BOT_TOKEN"])
         .base_url(os.environ["TELEGRAM_BASE_URL"])
         .concurrent_updates(True)
+        .post_init(connect)
         .build()
     )
     application.add_handler(CommandHandler("start", start))
@@ -246,7 +277,7 @@ async def measure(
         FakeBotApi(flood=None) as api,
         serving(api, kind, folder, database_url) as processes,
     ):
-        return await _drive(api, kind == "floor", chats, taps, processes)
+        return await _drive(api, SETUPS[kind].floor, chats, taps, processes)
 
 
 async def open_boards(
