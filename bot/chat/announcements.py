@@ -53,6 +53,8 @@ class OwedAnnouncement:
         try:
             # Held again when its turn comes: another process may have taken over meanwhile.
             if await outbox.hold(obligation):
+                if obligation.reply_to is None:
+                    await self.runtime.broadcasts.on_the_wire()
                 await SENDERS[obligation.kind](self.bot, self.runtime, obligation)
                 await outbox.settle(obligation)
         except RetryAfter:

@@ -21,10 +21,17 @@ own, so nothing takes turns and nothing is refused: a broadcast whose slot is a 
 waits a second. A process reserves no more than `AHEAD` seconds of slots (what it holds
 beyond waits, owed, for its next look), so one that dies leaves at most that much of the
 budget unspent. Should the database be away, the process falls back to slots of its own.
+
+A slot says when a broadcast may go, not that it goes then: a process held up (a long
+garbage collection, a starved CPU) wakes with every slot of that pause passed, and its
+broadcasts would reach Telegram together, past its bot-wide burst. So each also takes a slot
+of this process's own, the same pace, when it is about to go on the wire (`on_the_wire`):
+after a pause, a burst goes at once and the rest keep the pace.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable
@@ -74,6 +81,7 @@ class BroadcastBudget:
         self._interval = 1 / per_second
         self._burst = burst
         self._local = _Slots(per_second, burst, clock)
+        self._wire = _Slots(per_second, burst, clock)
 
     async def reserve(self) -> float:
         """Spend the next broadcast's slot: seconds from now until it may go (0: at once)."""
@@ -86,3 +94,10 @@ class BroadcastBudget:
         except StorageUnavailable:
             return self._local.reserve()
         return max(0.0, wait)
+
+    async def on_the_wire(self) -> None:
+        """Wait, if need be, until this process's next broadcast may reach Telegram: right
+        before it is sent, so that slots passed during a pause are not spent all at once."""
+        wait = self._wire.reserve()
+        if wait > 0:
+            await asyncio.sleep(wait)

@@ -7,7 +7,9 @@ broadcast budget (bot/transport/broadcasts.py) spreads them out, and not one mee
 
 from __future__ import annotations
 
-from bot.emulator import BOT_WIDE_LIMITS
+import time
+
+from bot.emulator import BOT_WIDE_LIMITS, FakeBotApi, RecordedRequest
 from tests.support.harness import User
 
 GROUPS = [-1_000_100 - n for n in range(40)]  # three messages each at midnight
@@ -16,20 +18,26 @@ OPEN = "is open: the same tiles for everyone"
 CARD = "<b>Daily 2048</b>"
 
 
-async def test_every_group_and_reminder_goes_out_at_midnight_inside_the_bot_wide_limit(
-    api, daybot, clock
-):
+async def _groups_with_the_daily_on(api: FakeBotApi) -> dict[int, RecordedRequest]:
+    """`GROUPS` with the daily on, each told so by an admin: their cards, by chat."""
     start = api.mark()
     for n, chat_id in enumerate(GROUPS):  # an admin each: a player's commands are throttled
         admin = User(api, 101 + n, f"Admin {n}")
         api.add_group(chat_id, f"Club {n}", admins={admin.id})
         api.send_text(admin.id, chat_id, "/daily on")
-    cards = {
+    return {
         chat_id: await api.wait_request(
             "sendMessage", after=start, chat_id=chat_id, text=lambda t: CARD in t
         )
         for chat_id in GROUPS
     }
+
+
+async def test_every_group_and_reminder_goes_out_at_midnight_inside_the_bot_wide_limit(
+    api, daybot, clock
+):
+    start = api.mark()
+    cards = await _groups_with_the_daily_on(api)
     players = [User(api, user_id, f"P{user_id}") for user_id in REMINDED]
     for player in players:
         api.send_text(player.id, player.id, "/daily remind")
@@ -66,15 +74,7 @@ async def test_every_group_and_reminder_goes_out_at_midnight_inside_the_bot_wide
 async def test_a_challenge_at_midnight_is_answered_before_the_nights_backlog(api, daybot, clock):
     """A /challenge while midnight's broadcasts are going out: its card is a reply, so it
     goes first and outside the broadcast budget, not after the groups' dozens of messages."""
-    start = api.mark()
-    for n, chat_id in enumerate(GROUPS):
-        admin = User(api, 101 + n, f"Admin {n}")
-        api.add_group(chat_id, f"Club {n}", admins={admin.id})
-        api.send_text(admin.id, chat_id, "/daily on")
-    for chat_id in GROUPS:
-        await api.wait_request(
-            "sendMessage", after=start, chat_id=chat_id, text=lambda t: CARD in t
-        )
+    await _groups_with_the_daily_on(api)
     race, anna = -2_000_001, User(api, 901, "Anna")
     api.add_group(race, "Race", admins={anna.id})
 
@@ -95,3 +95,24 @@ async def test_a_challenge_at_midnight_is_answered_before_the_nights_backlog(api
     assert len(night) == 3 * len(GROUPS)
     assert len(after_card) > len(GROUPS), "the card waited for most of the night's backlog"
     assert [r.summary() for r in api.requests if r.error_code == 429] == []
+
+
+async def test_a_process_held_up_at_midnight_does_not_send_the_slots_it_missed_at_once(
+    api, daybot, clock
+):
+    """The bot's process stops for a second while midnight's broadcasts go out (a starved
+    CPU, a long garbage collection): every slot of that second has passed when it wakes, and
+    sending them all together would go past Telegram's bot-wide burst."""
+    cards = await _groups_with_the_daily_on(api)
+
+    api.flood.on(BOT_WIDE_LIMITS)
+    mark = api.mark()
+    clock.next_day()
+    await api.wait_request("editMessageText", after=mark, text=lambda t: "Final standings" in t)
+    time.sleep(1.0)  # the whole process held up: the bot, and the emulator beside it
+    for chat_id in cards:
+        await api.wait_request("sendMessage", after=mark, chat_id=chat_id, text=lambda t: CARD in t)
+
+    assert [r.summary() for r in api.requests if r.error_code == 429] == []
+    midnight = [r for r in api.log.since(mark) if r.ok and r.method != "getUpdates"]
+    assert len(midnight) == 3 * len(GROUPS)
