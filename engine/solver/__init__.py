@@ -5,10 +5,13 @@
 
 The search is iterative deepening: depth 1 (score the position after each move) always
 completes; deeper searches run while the time budget allows, and the answer is the best move
-of the deepest depth that finished. A depth that overruns the budget is abandoned (the clock
-is read every few dozen microseconds of search), and a depth is not started at all when the
-growth between the previous depths says it would not end well inside the budget, so most
-hints take far less than the cap. Chance nodes average over every empty cell with a 2
+of the deepest depth that decided it. Each depth searches the root moves best first, by the
+values of the depth before. On 4×4, a depth the budget cuts short (the clock is read every
+few dozen microseconds of search) keeps the moves it finished, the most promising ones, and
+chooses among them once it has two; a depth is started when the growth between the previous
+depths says two of its moves will finish, so a hint uses most of its budget. The generic path
+abandons a depth it cannot finish, and starts one only if it should end well inside the
+budget. Chance nodes average over every empty cell with a 2
 (probability 0.9) and a 4 (0.1); once a branch is less likely than `PROBABILITY_CUTOFF` (on
 4×4; `GENERIC_CUTOFF` on the other sizes), it gets one more player move and is then scored
 rather than searched. Chance-node values are

@@ -280,9 +280,13 @@ def _search_root(
     marks: np.ndarray,
     state: np.ndarray,
     out: np.ndarray,
+    order: np.ndarray,
 ) -> None:
-    """Value each root move into `out` (-inf for an invalid one), in DIRECTION_ORDER."""
-    for direction in range(4):
+    """Value the root moves into `out` (indexed in DIRECTION_ORDER, -inf for an invalid one),
+    searching them in `order`. Past the deadline it stops: the move being searched and those
+    after it keep the NaN they came with, and the values of those before it are exact."""
+    for k in range(4):
+        direction = order[k]
         moved = _move(b, direction, left, right)
         if moved == b:
             out[direction] = -np.inf
@@ -292,7 +296,7 @@ def _search_root(
             state[_TRUNCATED] = 1
             out[direction] = _evaluate(moved, heur)
         else:
-            out[direction] = _chance(
+            value = _chance(
                 moved,
                 depth - 1,
                 1.0,
@@ -306,6 +310,9 @@ def _search_root(
                 marks,
                 state,
             )
+            if state[_TIMED_OUT]:
+                return
+            out[direction] = value
 
 
 class Compiled:
@@ -327,14 +334,22 @@ class Compiled:
         self.stamp += 1
 
     def search(
-        self, board: int, depth: int, deadline: float | None, cutoff: float
+        self,
+        board: int,
+        depth: int,
+        deadline: float | None,
+        cutoff: float,
+        order: tuple[int, ...] = (0, 1, 2, 3),
     ) -> tuple[list[float | None], int, bool, bool]:
-        """One depth: each direction's value in DIRECTION_ORDER (None for an invalid move), the
-        nodes searched, whether the depth limit cut anything, and whether the deadline passed.
+        """One depth, the root moves searched in `order` (indices into DIRECTION_ORDER).
+
+        Returns each direction's value in DIRECTION_ORDER (None for an invalid move, and for
+        one the deadline left unfinished), the nodes searched, whether the depth limit cut
+        anything, and whether the deadline passed.
         """
         state = np.zeros(5, dtype=np.int64)
         state[_STAMP] = self.stamp
-        out = np.zeros(4, dtype=np.float64)
+        out = np.full(4, np.nan, dtype=np.float64)
         _search_root(
             np.uint64(board),
             depth,
@@ -348,9 +363,10 @@ class Compiled:
             self.marks,
             state,
             out,
+            np.array(order, dtype=np.int64),
         )
         return (
-            [None if v == -np.inf else float(v) for v in out],
+            [None if v == -np.inf or np.isnan(v) else float(v) for v in out],
             int(state[_NODES]),
             bool(state[_TRUNCATED]),
             bool(state[_TIMED_OUT]),

@@ -29,10 +29,12 @@ PROBABILITY_CUTOFF = 1e-4
 GENERIC_CUTOFF = 3e-3
 # The deepest search tried under a time budget (player moves, the hinted one included).
 MAX_SEARCH_DEPTH = 10
-# A depth is started only if it is predicted to end within this share of the budget; one
-# that is started and then abandoned at the cap wastes all its time, and pushes the hint's
-# time to the cap.
+# The generic path starts a depth only if it is predicted to end within this share of the
+# budget: a depth it abandons at the cap has wasted all its time. The compiled path keeps what
+# a depth cut short had finished (see `best_move`), so it starts one whenever the first
+# `DECIDING_MOVES` of its root moves are predicted to finish before the cap.
 START_SHARE = 0.8
+DECIDING_MOVES = 2
 # The prediction: the last depth's time times the growth seen from the depth before it,
 # damped (the probability cutoff trims deeper levels more, so growth slows with depth) and
 # floored. FIRST_GROWTH stands in for the growth before two depths have been timed.
@@ -48,9 +50,10 @@ ROOMY_SHARE = 1 / 3
 ROOMY_DEPTH = 2
 
 
-# What one depth of either search returns: each valid root move's value (in the fixed order
-# up, down, left, right), the positions searched, and whether the depth limit cut anything.
-_Result = tuple[list[tuple[Direction, float]], int, bool]
+# What one depth of either search returns: the value of each valid root move it finished (in
+# the fixed order up, down, left, right), the positions searched, whether the depth limit cut
+# anything, and whether the deadline passed (then some moves, or all, are missing).
+_Result = tuple[list[tuple[Direction, float]], int, bool, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +62,10 @@ class Hint:
 
     `depth` is the number of player moves the deciding search looked ahead, the hinted one
     included (0 when the move was forced: it was the only valid one). With a time budget it
-    varies with the machine's speed and load. `nodes` counts the player-to-move positions the
-    search scored or expanded (cache hits aside), across all depths tried, the abandoned one
-    excepted; `elapsed_ms` is the wall time of the whole call.
+    varies with the machine's speed and load; a depth the budget cut short counts when it
+    chose among at least two moves. `nodes` counts the player-to-move positions the search
+    scored or expanded (cache hits aside), across all depths tried (a depth the generic path
+    abandoned excepted); `elapsed_ms` is the wall time of the whole call.
     """
 
     direction: Direction
@@ -117,8 +121,8 @@ def best_move(
         limit_depth = ROOMY_DEPTH if roomy else MAX_SEARCH_DEPTH
     deadline = None if budget_ms is None else start + budget_ms / 1000.0
 
-    run = _searcher(ranks, size, cutoff)
-    values, nodes, truncated = run(1, None)
+    run, keeps_partial = _searcher(ranks, size, cutoff)
+    values, nodes, truncated, _ = run(1, None, DIRECTION_ORDER)
     if not values:
         return None
     if len(values) == 1:
@@ -129,18 +133,29 @@ def best_move(
     depth = 2
     while depth <= limit_depth and truncated:
         if deadline is not None:
-            now = perf_counter()
             growth = FIRST_GROWTH
             if len(durations) >= 2 and durations[-2] > 0:
                 growth = max(MIN_GROWTH, GROWTH_DAMPING * durations[-1] / durations[-2])
-            if now + durations[-1] * growth > start + (deadline - start) * START_SHARE:
+            predicted = durations[-1] * growth
+            if keeps_partial:
+                ends = perf_counter() + predicted * min(DECIDING_MOVES, len(values)) / len(values)
+                if ends > deadline:
+                    break
+            elif perf_counter() + predicted > start + (deadline - start) * START_SHARE:
                 break
         began = perf_counter()
-        try:
-            values, searched, truncated = run(depth, deadline)
-        except SearchTimeout:
-            break
+        # Best first, so that what a deadline cuts short is the least promising moves.
+        ranked = tuple(d for d, _ in sorted(values, key=lambda move: -move[1]))
+        found, searched, truncated, late = run(depth, deadline, ranked)
         nodes += searched
+        if late:
+            # The moves it finished are the best ones of the depth before: the deeper values
+            # choose among them as soon as there are two to choose from.
+            if len(found) >= min(DECIDING_MOVES, len(values)):
+                best = _pick(found)
+                reached = depth
+            break
+        values = found
         durations.append(perf_counter() - began)
         best = _pick(values)
         reached = depth
@@ -148,12 +163,17 @@ def best_move(
     return Hint(best, reached, nodes, (perf_counter() - start) * 1000.0)
 
 
-# One depth of a search, until an optional deadline (see `_Result`).
-_Run = Callable[[int, float | None], _Result]
+# One depth of a search, until an optional deadline, the root moves searched in the given
+# order (see `_Result`).
+_Run = Callable[[int, float | None, tuple[Direction, ...]], _Result]
 
 
-def _searcher(ranks: tuple[int, ...], size: int, cutoff: float | None) -> _Run:
-    """The search of one position, one depth per call: compiled for 4×4, generic otherwise."""
+def _searcher(ranks: tuple[int, ...], size: int, cutoff: float | None) -> tuple[_Run, bool]:
+    """The search of one position, one depth per call: compiled for 4×4, generic otherwise.
+
+    The flag says whether a depth cut short by the deadline still returns the moves it
+    finished (compiled), or nothing (generic, which raises inside its recursion).
+    """
     # Exponent 15 fits a nibble; the compiled path is exact as long as two 32768s cannot merge
     # at the root (see `lines.slide_exponents` for what happens deeper down).
     if size == 4 and max(ranks) <= MAX_RANK and ranks.count(MAX_RANK) <= 1:
@@ -162,24 +182,30 @@ def _searcher(ranks: tuple[int, ...], size: int, cutoff: float | None) -> _Run:
         search = compiled()
         search.begin()  # its transposition table's entries from earlier hints stop counting
 
-        def run_compiled(depth: int, until: float | None) -> _Result:
-            scores, searched, cut, late = search.search(packed, depth, until, spawn_cutoff)
-            if late:
-                raise SearchTimeout
+        def run_compiled(depth: int, until: float | None, order: tuple[Direction, ...]) -> _Result:
+            indices = tuple(DIRECTION_ORDER.index(d) for d in order)
+            indices += tuple(i for i in range(4) if i not in indices)
+            scores, searched, cut, late = search.search(packed, depth, until, spawn_cutoff, indices)
             valued = [(d, v) for d, v in zip(DIRECTION_ORDER, scores, strict=True) if v is not None]
-            return valued, searched, cut
+            return valued, searched, cut, late
 
-        return run_compiled
+        return run_compiled, True
     # Both caches live for this search only: no state survives between hints.
     cache: dict = {}
     aux: dict = {}
     rows, cols = to_grid(ranks, size)
     spawn_cutoff = GENERIC_CUTOFF if cutoff is None else cutoff
 
-    def run_generic(depth: int, until: float | None) -> _Result:
-        return search_generic(rows, cols, size, depth, until, spawn_cutoff, cache, aux)
+    def run_generic(depth: int, until: float | None, _: tuple[Direction, ...]) -> _Result:
+        try:
+            values, searched, cut = search_generic(
+                rows, cols, size, depth, until, spawn_cutoff, cache, aux
+            )
+        except SearchTimeout:
+            return [], 0, True, True
+        return values, searched, cut, False
 
-    return run_generic
+    return run_generic, False
 
 
 def move_values(
@@ -195,7 +221,8 @@ def move_values(
     """
     if depth < 1:
         raise ValueError(f"depth must be at least 1, not {depth!r}")
-    values, _, _ = _searcher(_ranks(board, size), size, cutoff)(depth, None)
+    run, _ = _searcher(_ranks(board, size), size, cutoff)
+    values, _, _, _ = run(depth, None, DIRECTION_ORDER)
     return values
 
 

@@ -185,6 +185,24 @@ def test_compiled_and_generic_paths_agree_on_4x4():
                 assert a == pytest.approx(b, rel=1e-9)
 
 
+def test_a_depth_cut_short_keeps_the_moves_it_finished():
+    """Root moves go in the order asked; past the deadline the finished ones keep exact values.
+
+    The deadline here has passed before the search starts; the clock is read every
+    `CLOCK_EVERY` chance nodes, which this board's right and left moves stay under.
+    """
+    search = compiled()
+    packed = pack((2, 0, 3, 7, 0, 0, 10, 5, 0, 2, 6, 0, 5, 1, 0, 0))
+    search.begin()
+    full, _, _, late = search.search(packed, 4, None, 1e-4)
+    assert not late and None not in full
+    search.begin()
+    right_first = tuple(DIRECTION_ORDER.index(d) for d in ("right", "left", "down", "up"))
+    cut, _, _, late = search.search(packed, 4, 1e-9, 1e-4, right_first)
+    assert late
+    assert cut == [None, None, full[2], full[3]]  # up, down unfinished; left, right exact
+
+
 def test_compiled_code_is_cached_where_numba_is_told(tmp_path, monkeypatch):
     """`NUMBA_CACHE_DIR` is honoured, and a directory that cannot be made means no cache."""
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
