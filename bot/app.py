@@ -58,8 +58,8 @@ def build_application(config: Config, runtime: Runtime) -> Application:
             )
         )
         # Every send and edit at its chat's pace, a flood wait per chat, and no global 30/s
-        # cap: that is broadcast guidance, and every tap costs two calls.
-        .rate_limiter(ChatRateLimiter(runtime.pacer))
+        # cap but the broadcasts': that is broadcast guidance, and every tap costs two calls.
+        .rate_limiter(ChatRateLimiter(runtime.pacer, runtime.broadcasts))
         .context_types(CONTEXT_TYPES)
         .request(WatchedRequest(health, connection_pool_size=API_CONNECTIONS))
     )

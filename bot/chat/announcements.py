@@ -13,6 +13,7 @@ will (the bot was removed from the group) it logs, and the obligation is settled
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from telegram.error import NetworkError, RetryAfter
 from bot.chat import cards, daily_cards, duels, reminders
 from bot.models import Obligation, ObligationKind
 from bot.storage import StorageUnavailable
-from bot.transport.broadcasts import AHEAD
+from bot.transport.broadcasts import AHEAD, broadcasting
 from bot.wiring import Runtime
 
 log = logging.getLogger(__name__)
@@ -53,9 +54,10 @@ class OwedAnnouncement:
         try:
             # Held again when its turn comes: another process may have taken over meanwhile.
             if await outbox.hold(obligation):
-                if obligation.reply_to is None:
-                    await self.runtime.broadcasts.on_the_wire()
-                await SENDERS[obligation.kind](self.bot, self.runtime, obligation)
+                # A reply goes at once; a broadcast's requests each wait for their slot.
+                reply = obligation.reply_to is not None
+                with contextlib.nullcontext() if reply else broadcasting():
+                    await SENDERS[obligation.kind](self.bot, self.runtime, obligation)
                 await outbox.settle(obligation)
         except RetryAfter:
             raise  # still queued here: sent once the flood wait is over

@@ -23,18 +23,23 @@ beyond waits, owed, for its next look), so one that dies leaves at most that muc
 budget unspent. Should the database be away, the process falls back to slots of its own.
 
 A slot says when a broadcast may go, not that it goes then: a process held up (a long
-garbage collection, a starved CPU) wakes with every slot of that pause passed, and its
-broadcasts would reach Telegram together, past its bot-wide burst. So each also takes a slot
-of this process's own, the same pace, when it is about to go on the wire (`on_the_wire`):
-after a pause, a burst goes at once and the rest keep the pace.
+garbage collection, a starved CPU) wakes with every slot of that pause passed, and a sender
+reads the database between its slot and its request, so reads held up together end
+together. Either way the broadcasts would reach Telegram at once, past its bot-wide burst.
+So every request a broadcast makes (`broadcasting` marks them) also takes a slot of this
+process's own, the same pace, right before it goes on the wire (`on_the_wire`, called by the
+rate limiter, bot/transport/ratelimit.py): after a pause, a burst goes at once and the rest
+keep the pace.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 from bot.storage import StorageUnavailable
 from bot.transport.budgets import SharedBudgets
@@ -48,6 +53,18 @@ BROADCASTS = 0  # the `chat_pace` row of the bot-wide budget: Telegram gives no 
 # The pace of the broadcasts' row is never slowed (no 429 is recorded against it); the
 # statement that reserves asks how fast it would recover all the same.
 _RECOVERY = 1.0
+# Whether the running task sends a broadcast: its requests take this process's wire slots.
+_BROADCASTING: ContextVar[bool] = ContextVar("broadcasting", default=False)
+
+
+@contextlib.contextmanager
+def broadcasting() -> Iterator[None]:
+    """The requests made inside are a broadcast's: each waits for its wire slot."""
+    token = _BROADCASTING.set(True)
+    try:
+        yield
+    finally:
+        _BROADCASTING.reset(token)
 
 
 class _Slots:
@@ -96,8 +113,11 @@ class BroadcastBudget:
         return max(0.0, wait)
 
     async def on_the_wire(self) -> None:
-        """Wait, if need be, until this process's next broadcast may reach Telegram: right
-        before it is sent, so that slots passed during a pause are not spent all at once."""
+        """For a broadcast's request (`broadcasting`), wait if need be until this process's
+        next one may reach Telegram: right before it is sent, so that slots passed during a
+        pause or a slow read are not spent all at once. Any other request goes at once."""
+        if not _BROADCASTING.get():
+            return
         wait = self._wire.reserve()
         if wait > 0:
             await asyncio.sleep(wait)

@@ -4,11 +4,13 @@ python-telegram-bot's AIORateLimiter pauses every request of the bot after any 4
 busy group would freeze the toasts and boards of every other player. This limiter makes each
 send and edit wait for its chat's pace (the Pacer's budget, shared with the queued posts and
 redraws), tells the Pacer about a 429 so that only that chat waits and slows down, and applies
-no global cap. Requests that Telegram does not count per chat (callback answers, reads) are
-never paced; a 429 on one of those holds back the requests of its chat for its wait, or, for
-a request without a chat, those of its method: a flood wait on setting the menus never holds
-up the long poll or the answers to taps. Such a request is tried again after a short wait
-only; a longer one is its caller's to wait out or give up on, and to say (bot/profile.py).
+no global cap but one: a broadcast's request also waits for this process's next broadcast
+slot (bot/transport/broadcasts.py), right before it goes out. Requests that Telegram does not
+count per chat (callback answers, reads) are never paced; a 429 on one of those holds back
+the requests of its chat for its wait, or, for a request without a chat, those of its
+method: a flood wait on setting the menus never holds up the long poll or the answers to
+taps. Such a request is tried again after a short wait only; a longer one is its caller's to
+wait out or give up on, and to say (bot/profile.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from cachetools import TLRUCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from bot.transport.broadcasts import BroadcastBudget
 from bot.transport.budgets import retry_seconds
 from bot.transport.pacer import Pacer
 
@@ -41,8 +44,15 @@ def paced(endpoint: str) -> bool:
 
 
 class ChatRateLimiter(BaseRateLimiter[int]):
-    def __init__(self, pacer: Pacer, max_retries: int = 3, max_tracked: int = 10_000) -> None:
+    def __init__(
+        self,
+        pacer: Pacer,
+        broadcasts: BroadcastBudget,
+        max_retries: int = 3,
+        max_tracked: int = 10_000,
+    ) -> None:
         self._pacer = pacer
+        self._broadcasts = broadcasts
         self._max_retries = max_retries
         # Flood waits of requests the Pacer does not pace, forgotten once over.
         self._blocked_until: TLRUCache[int | str, float] = TLRUCache(
@@ -78,6 +88,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
             if in_chat:
                 assert chat_id is not None
                 await self._pacer.take(chat_id)
+                await self._broadcasts.on_the_wire()
             else:
                 await self._wait_if_blocked(held)
             try:

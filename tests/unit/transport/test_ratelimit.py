@@ -9,6 +9,12 @@ import pytest
 from telegram.error import RetryAfter
 
 from bot.config import Pace
+from bot.transport.broadcasts import (
+    BROADCAST_BURST,
+    BROADCASTS_PER_SECOND,
+    BroadcastBudget,
+    broadcasting,
+)
 from bot.transport.pacer import Pacer
 from bot.transport.ratelimit import ChatRateLimiter
 
@@ -34,7 +40,7 @@ async def request(limiter: ChatRateLimiter, telegram: FakeTelegram, endpoint: st
 
 
 async def test_sends_and_edits_share_the_chat_pace_but_answers_never_wait():
-    limiter = ChatRateLimiter(Pacer(PACE))
+    limiter = ChatRateLimiter(Pacer(PACE), BroadcastBudget(None))
     telegram = FakeTelegram()
     start = time.monotonic()
     group = [
@@ -54,7 +60,7 @@ async def test_sends_and_edits_share_the_chat_pace_but_answers_never_wait():
 
 async def test_a_429_holds_back_and_slows_only_its_chat_then_the_request_is_retried():
     pacer = Pacer(PACE)
-    limiter = ChatRateLimiter(pacer)
+    limiter = ChatRateLimiter(pacer, BroadcastBudget(None))
     telegram = FakeTelegram()
     telegram.floods.append(1)
     start = time.monotonic()
@@ -66,7 +72,7 @@ async def test_a_429_holds_back_and_slows_only_its_chat_then_the_request_is_retr
 
 async def test_a_queued_jobs_429_goes_back_to_its_queue_instead_of_a_stale_retry():
     pacer = Pacer(PACE)
-    limiter = ChatRateLimiter(pacer)
+    limiter = ChatRateLimiter(pacer, BroadcastBudget(None))
     telegram = FakeTelegram()
     telegram.floods.append(30)
     outcome: list[BaseException] = []
@@ -86,7 +92,7 @@ async def test_a_queued_jobs_429_goes_back_to_its_queue_instead_of_a_stale_retry
 
 
 async def test_a_429_on_a_request_without_a_chat_is_honoured_and_retried_a_few_times():
-    limiter = ChatRateLimiter(Pacer(PACE), max_retries=1)
+    limiter = ChatRateLimiter(Pacer(PACE), BroadcastBudget(None), max_retries=1)
     telegram = FakeTelegram()
     telegram.floods.extend([1, 1])
     with pytest.raises(RetryAfter):
@@ -96,7 +102,7 @@ async def test_a_429_on_a_request_without_a_chat_is_honoured_and_retried_a_few_t
 
 
 async def test_a_flood_wait_on_setting_the_menus_holds_back_neither_the_poll_nor_the_answers():
-    limiter = ChatRateLimiter(Pacer(PACE))
+    limiter = ChatRateLimiter(Pacer(PACE), BroadcastBudget(None))
     telegram = FakeTelegram()
     telegram.floods.append(120)
     with pytest.raises(RetryAfter):
@@ -110,9 +116,35 @@ async def test_a_flood_wait_on_setting_the_menus_holds_back_neither_the_poll_nor
 
 
 async def test_a_long_flood_wait_without_a_chat_is_the_callers_to_wait_out():
-    limiter = ChatRateLimiter(Pacer(PACE), max_retries=3)
+    limiter = ChatRateLimiter(Pacer(PACE), BroadcastBudget(None), max_retries=3)
     telegram = FakeTelegram()
     telegram.floods.append(120)
     with pytest.raises(RetryAfter):
         await asyncio.wait_for(request(limiter, telegram, "setMyCommands"), timeout=5)
     assert len(telegram.calls) == 1
+
+
+async def test_broadcasts_whose_reads_end_together_still_go_out_at_the_broadcast_pace():
+    """A broadcast reads the database between its slot and its request (the standings it
+    shows). Reads held up together (a starved process, a stalled database) end together:
+    had each broadcast's pace been spent with its slot, they would all reach Telegram at
+    once, past its bot-wide burst. Each request waits for its wire slot instead."""
+    budget = BroadcastBudget(None)
+    limiter = ChatRateLimiter(Pacer(PACE), budget)
+    telegram = FakeTelegram()
+    database = asyncio.Event()
+    count = 15
+
+    async def broadcast(chat_id: int) -> None:
+        await asyncio.sleep(await budget.reserve())
+        with broadcasting():
+            await database.wait()
+            await request(limiter, telegram, "sendMessage", chat_id=chat_id)
+
+    sent = [asyncio.create_task(broadcast(-100 - n)) for n in range(count)]
+    await asyncio.sleep((count - BROADCAST_BURST) / BROADCASTS_PER_SECOND + 0.2)  # slots passed
+    database.set()
+    await asyncio.gather(*sent)
+    times = sorted(at for _, at in telegram.calls)
+    # A burst at once, then one a slot apart: the last no sooner than that many slots on.
+    assert times[-1] - times[0] >= (count - BROADCAST_BURST) / BROADCASTS_PER_SECOND - 0.01
