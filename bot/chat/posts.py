@@ -3,8 +3,9 @@
 Replies and edits go into the chat's queue (bot/transport/pacer.py) and the caller returns,
 so no update waits for the chat's pace or a flood wait; a queued post that fails reaches the
 error handler with its update, as if the handler had sent it. Answers to taps are never
-paced. A tap Telegram no longer accepts, a message already replaced by a double tap, a
-keyboard already swapped: each is logged and the update goes on.
+paced, and one lost on the way is sent once more. A tap Telegram no longer accepts, a
+message already replaced by a double tap, a keyboard already swapped: each is logged and the
+update goes on.
 
 Only one delivery of an update posts what it causes: a post asks the update log first, and a
 delivery that finds another one claimed the update's posts (on another process, or before a
@@ -26,6 +27,7 @@ from bot.transport.pacer import Job
 from bot.wiring import runtime_of
 
 log = logging.getLogger(__name__)
+ANSWER_ATTEMPTS = 2  # a tap's answer lost on the way is sent once more
 
 
 def update_key(update: Update) -> str:
@@ -172,10 +174,22 @@ def edit_tapped(
 
 
 async def answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> None:
-    """Answer a tap; a query Telegram no longer accepts is no reason to fail the update."""
-    try:
-        await query.answer(text, **kwargs)
-    except BadRequest as error:
-        log.info("callback query %s not answered: %s", query.id, error.message)
-    except (NetworkError, RetryAfter) as error:
-        log.warning("callback query %s not answered: %s", query.id, error)
+    """Answer a tap; a query Telegram no longer accepts is no reason to fail the update.
+
+    An answer lost on the way (a timeout, a bad gateway) is sent once more: until it is
+    answered the player's button spins, and its toast may be what they asked for (a hint).
+    Should the first have reached Telegram after all, the second is refused as too old.
+    """
+    for attempt in range(ANSWER_ATTEMPTS):
+        try:
+            await query.answer(text, **kwargs)
+            return
+        except BadRequest as error:  # before NetworkError, which it is a kind of
+            log.info("callback query %s not answered: %s", query.id, error.message)
+            return
+        except RetryAfter as error:
+            log.warning("callback query %s not answered: %s", query.id, error)
+            return
+        except NetworkError as error:
+            if attempt + 1 == ANSWER_ATTEMPTS:
+                log.warning("callback query %s not answered: %s", query.id, error)

@@ -160,7 +160,9 @@ async def test_telegram_errors_never_lose_the_move(api, bot, caplog, method, des
     anna = User(api, 101, "Anna")
     board = await anna.open_board()
     await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
-    api.fail_next(method, description, error_code=code)
+    # An answer lost on the way is sent once more: the fault is for both.
+    lost_twice = method == "answerCallbackQuery" and code == 502
+    api.fail_next(method, description, error_code=code, count=2 if lost_twice else 1)
     mark = api.mark()
     api.tap(101, 101, board.message_id, button_data(board, "⬅️"))
     await api.wait_for(lambda r: r.method == method and not r.ok, after=mark)
@@ -178,6 +180,31 @@ async def test_telegram_errors_never_lose_the_move(api, bot, caplog, method, des
         await eventually(handled)
     await anna.tap(anna.board(), "↩️", edit=False)  # the game goes on
     await eventually(lambda: "0 moves" in anna.board().text)  # behind the move's own edit
+
+
+@pytest.mark.parametrize("lost", ["timed out", "bad gateway"])
+async def test_a_taps_answer_lost_on_the_way_is_sent_once_more(api, bot, lost):
+    """Telegram answered the answer too late for the bot's wait (or not at all): the button
+    would spin on and the toast be lost, so the bot sends it again; the move is made once."""
+    anna = User(api, 101, "Anna")
+    board = await anna.open_board()
+    await put_board(bot.database, 101, 101, [[2, 2, 0, 0]] + [[0] * 4] * 3)
+    held = None
+    if lost == "timed out":
+        held = api.hold_next("answerCallbackQuery")
+    else:
+        api.fail_next("answerCallbackQuery", "Bad Gateway", error_code=502)
+    mark = api.mark()
+    query = api.tap(101, 101, board.message_id, button_data(board, "⬅️"))
+    await api.wait_answer(query)
+    if held is not None:  # the first comes in at last, and is refused as answered already
+        held.release()
+        await api.wait_for(lambda r: r.method == "answerCallbackQuery" and not r.ok, after=mark)
+    # In the order Telegram finished them: a held first one finishes last.
+    finished = [False, True] if held is None else [True, False]
+    attempts = api.find_requests("answerCallbackQuery", callback_query_id=query)
+    assert [r.ok for r in attempts] == finished
+    assert (await stored_game(bot.database, 101, 101)).moves == 1
 
 
 @pytest.mark.errors_expected
