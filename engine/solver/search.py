@@ -124,6 +124,8 @@ def best_move(
         roomy = size >= 5 and ranks.count(0) > ROOMY_SHARE * size * size
         limit_depth = ROOMY_DEPTH if roomy else MAX_SEARCH_DEPTH
     deadline = None if budget_ms is None else start + budget_ms * STOP_SHARE / 1000.0
+    # The generic search keeps nothing of a depth cut short: it starts one only by this.
+    start_by = None if budget_ms is None else start + budget_ms * START_SHARE / 1000.0
 
     run, keeps_partial = _searcher(ranks, size, cutoff)
     values, nodes, truncated, _ = run(1, None, DIRECTION_ORDER)
@@ -136,7 +138,7 @@ def best_move(
     durations = [perf_counter() - start]
     depth = 2
     while depth <= limit_depth and truncated:
-        if deadline is not None:
+        if deadline is not None and start_by is not None:
             growth = FIRST_GROWTH
             if len(durations) >= 2 and durations[-2] > 0:
                 growth = max(MIN_GROWTH, GROWTH_DAMPING * durations[-1] / durations[-2])
@@ -145,7 +147,7 @@ def best_move(
                 ends = perf_counter() + predicted * min(DECIDING_MOVES, len(values)) / len(values)
                 if ends > deadline:
                     break
-            elif perf_counter() + predicted > start + budget_ms * START_SHARE / 1000.0:
+            elif perf_counter() + predicted > start_by:
                 break
         began = perf_counter()
         # Best first, so that what a deadline cuts short is the least promising moves.
