@@ -10,10 +10,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from apscheduler.events import (
+    EVENT_JOB_ERROR,
+    EVENT_JOB_EXECUTED,
+    EVENT_JOB_SUBMITTED,
+    JobEvent,
+)
+from apscheduler.schedulers.base import BaseScheduler
+
 from bot.config import Config
 from bot.emulator import FakeBotApi, StoredMessage
 from bot.emulator.api import WAIT_TIMEOUT
-from bot.lifecycle import BotProcess, running
+from bot.lifecycle import BotProcess, opened, serving
 from tests.support.boards import button_data
 from tests.support.databases import Database
 
@@ -23,6 +31,25 @@ TEST_CONFIG: dict[str, Any] = {
     "hint_workers_at_start": False,  # most tests ask for no hint: spare the CPU
     "database_wait": 30.0,  # generous: a busy machine makes queries wait
 }
+
+
+class JobRuns:
+    """How many runs of the job queue's jobs are under way, from APScheduler's own events.
+
+    A run is submitted (a task made, not yet started) before its event is dispatched, and
+    its end is dispatched once the task is done, so the count is never low.
+    """
+
+    def __init__(self, scheduler: BaseScheduler) -> None:
+        self.under_way = 0
+        scheduler.add_listener(self._submitted, EVENT_JOB_SUBMITTED)
+        scheduler.add_listener(self._ended, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+
+    def _submitted(self, _: JobEvent) -> None:
+        self.under_way += 1
+
+    def _ended(self, _: JobEvent) -> None:
+        self.under_way -= 1
 
 
 class RunningBot:
@@ -56,12 +83,26 @@ class RunningBot:
 
     async def start(self) -> None:
         self._stack = contextlib.AsyncExitStack()
+        # `running`, in its two steps: the job queue is watched before its first run.
         self.process: BotProcess = await self._stack.enter_async_context(
-            running(self.config, poll_timeout=1, clock=self.clock)
+            opened(self.config, clock=self.clock)
         )
         self.application = self.process.application
+        assert self.application.job_queue is not None
+        self._job_runs = JobRuns(self.application.job_queue.scheduler)
+        await self._stack.enter_async_context(serving(self.process, poll_timeout=1))
         # The menus and descriptions are set in the background: tests see them set.
         await self.process.introduced.wait()
+
+    async def pause_jobs(self) -> None:
+        """No job of the bot's runs from here on: none starts, and those under way have ended.
+
+        For a test that counts what one update costs, with nothing else beside it; the bot
+        stops as usual.
+        """
+        assert self.application.job_queue is not None
+        self.application.job_queue.scheduler.pause()
+        await eventually(lambda: self._job_runs.under_way == 0)
 
     async def stop(self) -> None:
         if self._stack is not None:
