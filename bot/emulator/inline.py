@@ -14,7 +14,7 @@ from typing import Any
 from . import validation
 from .errors import bad_request
 from .html import utf16_len
-from .media import Files
+from .media import Files, message_media
 from .params import text_param
 
 MAX_RESULTS = 50
@@ -97,11 +97,7 @@ def chosen_content(result: dict[str, Any], files: Files) -> Content:
     if not result.get(field):
         raise bad_request("the emulator can post cached (file id) media results only")
     stored = files.resolve(result, field, kind)
-    media = (
-        {"photo": [f.photo_size() for f in stored]}
-        if kind == "photo"
-        else {"animation": stored[0].animation(), "document": stored[0].animation()}
-    )
+    media = message_media(kind, stored)
     caption = text_param(result, "caption")
     parse_mode = result.get("parse_mode")
     parsed = validation.caption(caption, parse_mode, result.get("caption_entities"))

@@ -93,6 +93,17 @@ class StoredFile:
         return data
 
 
+def message_media(kind: str, files: list[StoredFile]) -> dict[str, Any]:
+    """The fields a message shows its media in: a photo's sizes, smallest first; a document;
+    or an animation, which Telegram also shows as a document (a Document has no size or
+    length of its own)."""
+    if kind == "photo":
+        return {"photo": [f.photo_size() for f in files]}
+    if kind == "document":
+        return {"document": files[0].document()}
+    return {"animation": files[0].animation(), "document": files[0].document()}
+
+
 class Files:
     """Every file the bot uploaded, by file id."""
 

@@ -18,6 +18,7 @@ from typing import Any
 from . import validation
 from .errors import NOT_MODIFIED, QUERY_TOO_OLD, ApiError, bad_request, forbidden
 from .inline import check_results
+from .media import message_media
 from .params import require, text_param
 from .world import ADMIN_RIGHTS, Chat, PreparedMessage, StoredMessage, World
 
@@ -279,12 +280,7 @@ class BotApiMethods:
             validation.web_app_buttons(markup, private=chat.type == "private")
             reply_to = self._reply_target(chat, params)
             files = self.world.files.resolve(params, kind, kind)
-            if kind == "photo":
-                media: dict[str, Any] = {"photo": [f.photo_size() for f in files]}
-            elif kind == "document":
-                media = {"document": files[0].document()}
-            else:
-                media = {"animation": files[0].animation(), "document": files[0].animation()}
+            media = message_media(kind, files)
             msg = self.world.store_message(
                 chat,
                 self.world.bot_id,
