@@ -30,6 +30,7 @@ from bot.playground import open_playground
 from bot.storage import open_storage
 from bot.web.routes import route_sets
 from bot.web.server import build_web_app
+from tests.support.bot_api_spec import check_calls
 from tests.support.databases import (
     BACKENDS,
     check_replays,
@@ -113,9 +114,11 @@ def _unlimited(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 async def api(request):
-    """The emulator, enforcing Telegram's flood limits unless the test is marked otherwise."""
+    """The emulator, enforcing Telegram's flood limits unless the test is marked otherwise;
+    afterwards every call it took, and its answer, is held against the Bot API."""
     async with FakeBotApi(flood=None if _unlimited(request) else TELEGRAM_LIMITS) as fake:
         yield fake
+    check_calls(fake.requests)
 
 
 @pytest.fixture
@@ -170,6 +173,8 @@ async def proxied(postgres):
 
 @pytest.fixture
 async def playground(tmp_path):
-    """The playground in this process: emulator, bot and page on a port of their own."""
+    """The playground in this process: emulator, bot and page on a port of their own; its
+    calls are held against the Bot API afterwards, as the `api` fixture's are."""
     async with open_playground(0, tmp_path / "playground.sqlite3", poll_timeout=1) as running:
         yield running
+    check_calls(running.api.requests)

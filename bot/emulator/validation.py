@@ -17,7 +17,9 @@ MAX_CAPTION_LENGTH = 1024
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_ANSWER_TEXT_LENGTH = 200
 MAX_COMMANDS = 100
-_COMMAND_RE = re.compile(r"^[a-z0-9_]{1,32}$")
+MAX_COMMAND_LENGTH = 32
+MAX_COMMAND_DESCRIPTION_LENGTH = 256
+_COMMAND_RE = re.compile(rf"^[a-z0-9_]{{1,{MAX_COMMAND_LENGTH}}}$")
 _LANGUAGE_RE = re.compile(r"^[a-z]{2}$")
 
 # Inline button kinds: a button must carry exactly one of these besides "text".
@@ -244,7 +246,7 @@ def commands(value: Any) -> list[dict[str, str]]:
         if not isinstance(description, str) or not description.strip():
             raise bad_request("command description must be non-empty")
         description = description.strip()
-        if len(description) > 256:
+        if len(description) > MAX_COMMAND_DESCRIPTION_LENGTH:
             raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
         result.append({"command": name, "description": description})
     return result

@@ -24,6 +24,7 @@ from bot.presentation.i18n import translator
 from bot.storage import open_storage
 from bot.wiring import INLINE_ANSWER_SECONDS
 from tests.support.boards import button_data, buttons, isolated, moving_code
+from tests.support.bot_api_spec import check_calls
 from tests.support.databases import count_rows, execute_sql, put_board, stored_game
 from tests.support.groups import end_challenge_soon
 from tests.support.harness import RunningBot, User, eventually
@@ -41,6 +42,7 @@ REFUSAL = (
 async def inline_api():
     async with FakeBotApi(inline_mode=True) as fake:
         yield fake
+    check_calls(fake.requests)
 
 
 @pytest.fixture
