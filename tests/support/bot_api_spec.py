@@ -123,13 +123,13 @@ def _object(value: Any, kind: str, *, sent: bool) -> list[str]:
     definition = spec()["types"].get(kind)
     if definition is None:
         return [f": the Bot API has no type {kind}"]
+    if sent and isinstance(value, str):
+        value = _json(value)
     subtypes = definition.get("subtypes")
     if subtypes:
         # The kind the object says it is (its `type`, a member's `status`), if it says one.
         named = [name for name in subtypes if _says(value, name)]
         return _closest(value, named or subtypes, sent=sent)
-    if sent and isinstance(value, str):
-        value = _json(value)
     if not isinstance(value, dict):
         return [f": {_shown(value)} is not a {kind} object"]
     fields = {field["name"]: field for field in definition.get("fields", [])}
@@ -152,8 +152,6 @@ def _object(value: Any, kind: str, *, sent: bool) -> list[str]:
 
 def _says(value: Any, kind: str) -> bool:
     """Whether `value` names itself a `kind` by the field whose value that kind fixes."""
-    if isinstance(value, str):
-        value = _json(value)
     fixed = [f for f in spec()["types"].get(kind, {}).get("fields", []) if "value" in f]
     return (
         isinstance(value, dict)
