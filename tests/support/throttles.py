@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import aiohttp
 
-from bot.config import MINIAPP_PATH
+from bot.config import MINIAPP_PATH, TELEGRAM_PACE
 from bot.emulator import FakeBotApi
 from tests.support.miniapp import authorization, init_data
 
@@ -112,7 +112,12 @@ async def flood_commands(
     for _ in range(count):
         api.send_text(user_id, user_id, command)
     await _handled(api)
-    await _settled(lambda: len(api.find_requests("sendMessage", after=mark, chat_id=user_id)))
+    # Past the chat's burst the replies come one a pace interval apart: quiet for less than
+    # three of them would count a reply still on its way as never sent.
+    await _settled(
+        lambda: len(api.find_requests("sendMessage", after=mark, chat_id=user_id)),
+        quiet=3 / TELEGRAM_PACE.per_second(user_id),
+    )
     return len(api.find_requests("sendMessage", after=mark, chat_id=user_id)), count
 
 
@@ -130,8 +135,7 @@ async def flood_inline(api: FakeBotApi, user_id: int, count: int) -> tuple[int, 
 
 
 async def _settled(count: Callable[[], int], quiet: float = 1.0, timeout: float = 60.0) -> None:
-    """Until `count` stays the same for `quiet` seconds: replies still on their way through
-    their chat's pace are in."""
+    """Until `count` stays the same for `quiet` seconds: replies still on their way are in."""
     deadline = time.monotonic() + timeout
     last, since = count(), time.monotonic()
     while time.monotonic() - since < quiet and time.monotonic() < deadline:
