@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -70,11 +73,12 @@ def _pid_announced(started: str, gate: str) -> int:
 
 
 def _gone(pid: int) -> bool:
+    """No such process, or one that has exited and waits to be reaped (a zombie)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return True
-    return False
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 async def test_a_stop_cancels_what_waits_and_ends_what_still_runs_after_its_grace(tmp_path):
@@ -91,3 +95,39 @@ async def test_a_stop_cancels_what_waits_and_ends_what_still_runs_after_its_grac
         await pool.run(_slow_pid, 0.0)  # stopped: no new work either
     worker = int(started.read_text())
     await eventually(lambda: _gone(worker))
+
+
+# A process with a pool whose workers have all started: it writes the pids of its hint worker
+# and its picture worker to the file it is given, then waits.
+_POOL_OWNER = """
+import asyncio, os, sys
+from bot.services.workers import WorkerPool
+
+async def main():
+    pool = WorkerPool(workers=1)
+    pids = [await pool.run(os.getpid), await pool.render(1, os.getpid)]
+    with open(sys.argv[1] + ".tmp", "w") as file:
+        file.write(" ".join(map(str, pids)))
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+async def test_the_workers_end_with_a_killed_bot(tmp_path):
+    """A bot killed outright (SIGKILL, out of memory) cannot stop its pools: its workers must
+    not live on, each holding a core's worth of imports, waiting for work that never comes."""
+    written = tmp_path / "pids"
+    owner = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _POOL_OWNER, str(written), stdout=asyncio.subprocess.DEVNULL
+    )
+    try:
+        await eventually(written.exists, timeout=60)
+        pids = [int(pid) for pid in written.read_text().split()]
+        assert len({owner.pid, *pids}) == 3  # a hint worker and a picture worker of its own
+        assert not any(_gone(pid) for pid in pids)
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        await owner.wait()
+    await eventually(lambda: all(_gone(pid) for pid in pids))
