@@ -354,6 +354,16 @@ class FakeBotApi:
         """
         return await self.wait_for(request_matcher(method, ok, match), after=after, timeout=timeout)
 
+    async def wait_polling(self, after: int, timeout: float = WAIT_TIMEOUT) -> None:
+        """Until a getUpdates call beyond the first `after` (`methods.polls` before) has
+        started: the bot polls. The log has a long poll only once it is answered, which with
+        nothing to deliver is its whole timeout later."""
+        started = await self.world.notifier.wait_until(
+            lambda: self.methods.polls > after or None, timeout
+        )
+        if started is None:
+            raise TimeoutError(f"no getUpdates call within {timeout}s")
+
     async def quiet(self, seconds: float = 0.3, *, ignore: Collection[str] | None = None) -> None:
         """Assert that the bot makes no calls for ``seconds`` (``get*`` reads ignored)."""
         start = len(self.log)

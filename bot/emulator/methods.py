@@ -53,7 +53,8 @@ class BotApiMethods:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._poll_generation = 0
+        # getUpdates calls so far, each counted as it starts: the newest is the running poll.
+        self.polls = 0
         handlers: list[tuple[str, Handler]] = [
             ("getMe", self.get_me),
             ("getUpdates", self.get_updates),
@@ -120,12 +121,12 @@ class BotApiMethods:
             world.allowed_updates = [str(kind) for kind in allowed]
         world.confirm_updates(params.get("offset"))
         # Telegram lets only one getUpdates run; a newer one terminates the older one.
-        self._poll_generation += 1
-        generation = self._poll_generation
+        self.polls += 1
+        generation = self.polls
         world.notifier.notify()
 
         def ready() -> list[dict[str, Any]] | _Superseded | None:
-            if generation != self._poll_generation:
+            if generation != self.polls:
                 return _Superseded()
             if world.closing:
                 return []

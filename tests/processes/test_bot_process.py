@@ -195,7 +195,7 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
         LOG_LEVEL="WARNING",
     )
     first = await spawn_bot(env=env, stderr=asyncio.subprocess.PIPE)
-    await api.wait_request("getUpdates", timeout=PROCESS_TIMEOUT)
+    await api.wait_polling(after=0, timeout=PROCESS_TIMEOUT)
     stderr = await _refused_database(api, database)
     assert stderr == (
         f"bot2048: another bot process is already using {database}: stop it first, or give this "
@@ -211,7 +211,7 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_in_one_line(a
 async def test_a_second_process_on_another_name_for_the_same_file_is_refused(api, tmp_path, link):
     database = tmp_path / "bot.sqlite3"
     first = await _bot_on_sqlite(api, database)
-    await api.wait_request("getUpdates", timeout=30)
+    await api.wait_polling(after=0, timeout=30)
     other = tmp_path / "elsewhere" / "same.sqlite3"
     other.parent.mkdir()
     if link == "symlink":
@@ -270,7 +270,10 @@ async def test_a_token_revoked_while_running_ends_the_process_with_one_line_and_
         env.update(WEBHOOK_URL=PUBLIC_URL, WEBHOOK_SECRET=SECRET, PORT=str(port))
         api.webhook_targets = [f"http://127.0.0.1:{port}/telegram"]
     process = await _bot_process(env)
-    await api.wait_request("setWebhook" if mode == "webhook" else "getUpdates", timeout=30)
+    if mode == "webhook":
+        await api.wait_request("setWebhook", timeout=30)
+    else:
+        await api.wait_polling(after=0, timeout=30)
     # The descriptions, set in the background, come last: no call of the start is cut short.
     await api.wait_request(
         "setMyShortDescription", language_code="de", after=0, timeout=PROCESS_TIMEOUT

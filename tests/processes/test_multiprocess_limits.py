@@ -70,10 +70,10 @@ def webhook_settings() -> dict[str, str]:
 
 
 async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, postgres):
-    mark = api.mark()
+    polls = api.methods.polls
     first = await start_bot_process(api, postgres)
     try:
-        await api.wait_request("getUpdates", after=mark, timeout=30)  # started, and polling
+        await api.wait_polling(after=polls, timeout=30)  # started, and polling
         line = await refused_start(api, postgres)
         assert line == second_poller_refused(postgres)
         line = await refused_start(api, postgres, "--webhook", **webhook_settings())
@@ -85,9 +85,9 @@ async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, po
         assert (await anna.send("/best"))[0]  # the first process still serves
     finally:
         await stop_cleanly(first)
-    mark = api.mark()
+    polls = api.methods.polls
     second = await start_bot_process(api, postgres)  # the lock went with the first process
-    await api.wait_request("getUpdates", after=mark, timeout=30)
+    await api.wait_polling(after=polls, timeout=30)
     await stop_cleanly(second)
 
 
