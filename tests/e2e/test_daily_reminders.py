@@ -39,13 +39,16 @@ async def bot(api, database, clock):
 
 async def _looks(bot: RunningBot, runs: int = 2) -> None:
     """Wait until the reminders' job and the outbox's catch-up have each run `runs` more
-    times: whatever they would send by then has been queued."""
+    times (side by side): whatever they would send by then has been queued."""
     assert bot.application.job_queue is not None
-    for name in ("daily-reminders", "catch-up"):
+
+    async def turns(name: str) -> None:
         (job,) = bot.application.job_queue.get_jobs_by_name(name)
         for _ in range(runs):
             due = job.next_t
-            await eventually(lambda job=job, due=due: job.next_t != due)
+            await eventually(lambda due=due: job.next_t != due)
+
+    await asyncio.gather(turns("daily-reminders"), turns("catch-up"))
 
 
 async def _finish_daily(database, user_id: int) -> None:
