@@ -94,6 +94,11 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
     assert daybot.application.job_queue is not None
     (job,) = daybot.application.job_queue.get_jobs_by_name("daily-places")
     await job.run(daybot.application)  # its next turn, now rather than up to half a minute on
+    # The catch-up, every few seconds, turns the day: the group's winner is said and today's
+    # daily drawn.
+    winner = await api.wait_request(
+        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: " daily in this group with " in t
+    )
 
     # The job kept the final places: three ranked players, Dora not among them.
     for _ in range(300):  # a scheduled run beside this one may still be writing
@@ -130,9 +135,6 @@ async def test_the_day_ends_with_the_places_kept_and_every_player_sees_them(
     assert "🏁 De eindstand van gisteren" in dutch
 
     # The group: its card shows the final standings, and one winner is said.
-    winner = await api.wait_request(
-        "sendMessage", after=mark, chat_id=GROUP, text=lambda t: " daily in this group with " in t
-    )
     in_group = sorted((anna, bob), key=lambda user: place[user.id])
     said = api.stored_message(GROUP, winner.result["message_id"]).text
     assert said.startswith(f"📅 {isolated(in_group[0].first_name)} wins the {name} daily in ")
