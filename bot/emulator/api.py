@@ -354,13 +354,18 @@ class FakeBotApi:
         """
         return await self.wait_for(request_matcher(method, ok, match), after=after, timeout=timeout)
 
+    @property
+    def polls(self) -> int:
+        """The getUpdates calls so far, each counted as it starts (for `wait_polling`)."""
+        return self.methods.polls
+
     async def wait_polling(self, after: int, timeout: float = WAIT_TIMEOUT) -> None:
-        """Until a getUpdates call beyond the first `after` (`methods.polls` before) has
-        started: the bot polls. The log has a long poll only once it is answered, which with
-        nothing to deliver is its whole timeout later."""
-        started = await self.world.notifier.wait_until(
-            lambda: self.methods.polls > after or None, timeout
-        )
+        """Until the bot polls: a getUpdates call has started since `polls` was `after`.
+
+        The request log has a long poll only once it is answered, which with nothing to
+        deliver is its whole timeout later.
+        """
+        started = await self.world.notifier.wait_until(lambda: self.polls > after or None, timeout)
         if started is None:
             raise TimeoutError(f"no getUpdates call within {timeout}s")
 

@@ -70,7 +70,7 @@ def webhook_settings() -> dict[str, str]:
 
 
 async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, postgres):
-    polls = api.methods.polls
+    polls = api.polls
     first = await start_bot_process(api, postgres)
     try:
         await api.wait_polling(after=polls, timeout=30)  # started, and polling
@@ -85,7 +85,7 @@ async def test_a_second_poller_and_a_webhook_beside_a_poller_are_refused(api, po
         assert (await anna.send("/best"))[0]  # the first process still serves
     finally:
         await stop_cleanly(first)
-    polls = api.methods.polls
+    polls = api.polls
     second = await start_bot_process(api, postgres)  # the lock went with the first process
     await api.wait_polling(after=polls, timeout=30)
     await stop_cleanly(second)

@@ -44,7 +44,7 @@ class WebProcess:
         return f"http://{host}:{port or self.port}{path}"
 
     async def __aenter__(self) -> WebProcess:
-        polls = self.api.methods.polls
+        polls = self.api.polls
         self.process = await spawn_bot(env=self.env, stderr=asyncio.subprocess.PIPE)
         # A long poll under way (beside another poller, it ends in a 409).
         await self.api.wait_polling(after=polls, timeout=30)
